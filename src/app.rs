@@ -1,0 +1,277 @@
+//! The edge: runs a parsed command line. Reads logs, runs the pipeline on worker
+//! threads under a watchdog, writes verdicts in input order, and maps the
+//! outcome to an exit status.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, IsTerminal, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+use crate::cli::{ClassifyArgs, Cli, Command};
+use crate::config::{ClassifyConfig, Format, LogSource};
+use crate::decide::{self, Subject};
+use crate::exit_codes::ExitCode;
+use crate::matcher::CompiledProfile;
+use crate::profile::{Profile, Resolver};
+use crate::verdict::Verdict;
+use crate::window::{self, Window, WindowSpec};
+use crate::{classify_window, render, verdict};
+
+/// How long past its deadline a scan may run before the watchdog answers for it.
+pub const WATCHDOG_GRACE: Duration = Duration::from_millis(100);
+
+/// Runs the command line and returns the exit status. Errors are for the
+/// caller to print as one line.
+pub fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Classify(args) => classify(args),
+        Command::Schema => {
+            let schema = serde_json::to_string_pretty(&verdict::json_schema())?;
+            let mut out = io::stdout().lock();
+            writeln!(out, "{schema}")?;
+            out.flush()?;
+            Ok(ExitCode::Success)
+        }
+    }
+}
+
+fn classify(args: ClassifyArgs) -> Result<ExitCode> {
+    let config = resolve_config(&args)?;
+    let resolver = Resolver::from_env(&args.profile_dirs)?;
+    let selector = args.profile.clone().ok_or_else(|| resolver.none_given())?;
+    let profile = resolver.resolve(&selector)?;
+    let job = Job::new(profile, config)?;
+
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    let quiet = job.config.quiet;
+    let format = job.config.format;
+    let pretty = job.config.pretty;
+    let mut any_error = false;
+    let mut any_fault = false;
+    let mut write_err: Option<io::Error> = None;
+    classify_logs(Arc::new(job), |v| {
+        if let Some(e) = &v.error {
+            any_error = true;
+            eprintln!("faultsift: {}: {e}", v.log);
+        }
+        any_fault |= v.env_fault;
+        if quiet {
+            // As grep -q: the first match settles the answer.
+            return !v.env_fault;
+        }
+        let bytes = match format {
+            Format::Json => render::json(v, pretty),
+            Format::Text => render::text(v),
+        };
+        // A single verdict per log: flush each so a pipeline sees it at once.
+        if let Err(e) = out.write_all(&bytes).and_then(|()| out.flush()) {
+            write_err = Some(e);
+            return false;
+        }
+        true
+    });
+    if let Some(e) = write_err {
+        return Err(e).context("writing verdicts");
+    }
+    Ok(if quiet { ExitCode::for_quiet(any_fault, any_error) } else { ExitCode::for_classify(any_error) })
+}
+
+fn resolve_config(args: &ClassifyArgs) -> Result<ClassifyConfig> {
+    let mut logs: Vec<LogSource> = args
+        .logs
+        .iter()
+        .map(|p| if p.as_os_str() == "-" { LogSource::Stdin } else { LogSource::Path(p.clone()) })
+        .collect();
+    if logs.is_empty() {
+        if io::stdin().is_terminal() {
+            bail!("no log given: pass LOG paths, or pipe a log into standard input");
+        }
+        logs.push(LogSource::Stdin);
+    }
+    if logs.iter().filter(|l| **l == LogSource::Stdin).count() > 1 {
+        bail!("standard input (`-`) can be given only once");
+    }
+    let threads =
+        args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).clamp(1, 256);
+    Ok(ClassifyConfig {
+        logs,
+        window: WindowSpec { tail_bytes: args.tail_bytes, since: args.since },
+        timeout: args.timeout,
+        status: args.status.clone(),
+        result_present: args.result_present,
+        format: args.format,
+        pretty: args.pretty,
+        quiet: args.quiet,
+        threads,
+    })
+}
+
+/// A classification run: the profile (compiled unless nothing needs scanning)
+/// and the configuration, shared by the workers.
+pub struct Job {
+    profile_name: String,
+    profile_origin: String,
+    compiled: Option<CompiledProfile>,
+    /// The configuration.
+    pub config: ClassifyConfig,
+}
+
+impl Job {
+    /// Prepares a run; the profile is compiled only when some log will be scanned.
+    pub fn new(profile: Profile, config: ClassifyConfig) -> Result<Self> {
+        let profile_name = profile.name.clone();
+        let profile_origin = profile.origin.label();
+        let skip_all = decide::skip_reason(config.status.as_deref(), config.result_present).is_some();
+        let compiled = if skip_all { None } else { Some(CompiledProfile::compile(profile, &profile_origin)?) };
+        Ok(Job { profile_name, profile_origin, compiled, config })
+    }
+
+    fn subject<'a>(&'a self, log: &'a str) -> Subject<'a> {
+        Subject {
+            log,
+            profile: &self.profile_name,
+            profile_origin: &self.profile_origin,
+            status: self.config.status.as_deref(),
+        }
+    }
+}
+
+enum Msg {
+    /// The log's window is read; its scan (under the deadline) starts now.
+    Scanning(usize, Instant),
+    Done(usize, Box<Verdict>),
+}
+
+/// Classifies every log of the job on worker threads and calls `emit` with each
+/// verdict in input order; `emit` returns false to stop early.
+///
+/// The watchdog: a scan that has not answered `timeout` plus [`WATCHDOG_GRACE`]
+/// after it started gets a `timed_out` verdict at once, its late answer is
+/// dropped, and a fresh worker takes its place. Workers are not joined, so a
+/// stuck one cannot hold the process past its answer.
+pub fn classify_logs(job: Arc<Job>, mut emit: impl FnMut(&Verdict) -> bool) {
+    let n = job.config.logs.len();
+    let next = Arc::new(AtomicUsize::new(0));
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let spawn = |tx: Sender<Msg>| {
+        let job = Arc::clone(&job);
+        let next = Arc::clone(&next);
+        std::thread::spawn(move || worker(&job, &next, &tx))
+    };
+    for _ in 0..job.config.threads.min(n) {
+        spawn(tx.clone());
+    }
+    let limit = job.config.timeout + WATCHDOG_GRACE;
+    let mut ready: Vec<Option<Verdict>> = (0..n).map(|_| None).collect();
+    // A log is answered once: by its worker or by the watchdog, whichever first.
+    let mut answered = vec![false; n];
+    let mut scanning: HashMap<usize, Instant> = HashMap::new();
+    let mut head = 0;
+    while head < n {
+        if let Some(v) = ready[head].take() {
+            if !emit(&v) {
+                return;
+            }
+            head += 1;
+            continue;
+        }
+        let wait = scanning.values().map(|&t| (t + limit).saturating_duration_since(Instant::now())).min();
+        let msg = match wait {
+            Some(wait) => rx.recv_timeout(wait),
+            None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        };
+        match msg {
+            Ok(Msg::Scanning(i, t)) => {
+                scanning.insert(i, t);
+            }
+            Ok(Msg::Done(i, v)) => {
+                scanning.remove(&i);
+                if !answered[i] {
+                    answered[i] = true;
+                    ready[i] = Some(*v);
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                let now = Instant::now();
+                let overdue: Vec<(usize, Instant)> =
+                    scanning.iter().filter(|&(_, &t)| now >= t + limit).map(|(&i, &t)| (i, t)).collect();
+                for (i, started) in overdue {
+                    scanning.remove(&i);
+                    let label = job.config.logs[i].label();
+                    let mut v = decide::overdue(job.subject(&label), job.config.timeout);
+                    v.elapsed_us = micros(now - started);
+                    answered[i] = true;
+                    ready[i] = Some(v);
+                    spawn(tx.clone());
+                }
+            }
+            // Every worker is gone and nothing is pending: cannot happen while
+            // logs remain, but never wait forever.
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}
+
+fn worker(job: &Job, next: &AtomicUsize, tx: &Sender<Msg>) {
+    loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(source) = job.config.logs.get(i) else { return };
+        // A panic is a bug, but it must cost one log an error verdict, not the run.
+        let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| classify_one(job, i, source, tx)))
+            .unwrap_or_else(|_| {
+                let label = source.label();
+                decide::unreadable(
+                    job.subject(&label),
+                    "internal error while classifying this log (a bug: please report it)".into(),
+                )
+            });
+        if tx.send(Msg::Done(i, Box::new(verdict))).is_err() {
+            return;
+        }
+    }
+}
+
+fn classify_one(job: &Job, i: usize, source: &LogSource, tx: &Sender<Msg>) -> Verdict {
+    let started = Instant::now();
+    let label = source.label();
+    let subject = job.subject(&label);
+    let mut verdict = match (decide::skip_reason(subject.status, job.config.result_present), &job.compiled) {
+        (Some(reason), _) => decide::skipped(subject, reason),
+        (None, None) => decide::skipped(subject, "nothing to scan".into()),
+        (None, Some(compiled)) => match read_window(source, job.config.window) {
+            Err(e) => decide::unreadable(subject, e.to_string()),
+            Ok(window) => {
+                let scan_start = Instant::now();
+                let _ = tx.send(Msg::Scanning(i, scan_start));
+                classify_window(compiled, subject, &window, Some(scan_start + job.config.timeout), job.config.timeout)
+            }
+        },
+    };
+    verdict.elapsed_us = micros(started.elapsed());
+    verdict
+}
+
+/// Reads the window of one log: regular files by seeking, anything else
+/// (standard input, FIFOs, devices) as a stream.
+pub fn read_window(source: &LogSource, spec: WindowSpec) -> io::Result<Window> {
+    match source {
+        LogSource::Stdin => window::read_stream(io::stdin().lock(), spec),
+        LogSource::Path(path) => {
+            let mut file = File::open(path)?;
+            let meta = file.metadata()?;
+            if meta.is_dir() {
+                return Err(io::Error::other("is a directory"));
+            }
+            if meta.is_file() { window::read_file(&mut file, spec) } else { window::read_stream(file, spec) }
+        }
+    }
+}
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}

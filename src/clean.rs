@@ -1,0 +1,451 @@
+//! Clean stage (SPEC §1.3): window bytes to the lines a person saw — UTF-8 decoded
+//! (invalid bytes as U+FFFD), split at `\n`, `\r\n`, lone `\r` and cursor moves to
+//! another row, with every terminal control sequence removed.
+//!
+//! Plain runs are copied in bulk; from an ESC (or a raw C1 control) on, bytes go
+//! through `vte`'s state machine until the sequence ends, so the sequence grammar
+//! (CSI, OSC ended by BEL or ST, DCS/SOS/PM/APC strings, two-byte escapes, CAN/SUB
+//! aborts) is the VT parser's, not a hand-written pattern's.
+
+/// One cleaned line: its text lives in [`Cleaned::text`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Line {
+    /// Byte offset, relative to the start of the window, where the line began
+    /// (the byte after the previous line break).
+    pub offset: usize,
+    /// Where the line's text is in [`Cleaned::text`].
+    pub start: usize,
+    /// End (exclusive) of the line's text in [`Cleaned::text`].
+    pub end: usize,
+}
+
+/// The cleaned lines of a window. Lines that hold only whitespace are left out:
+/// no rule can match them, and they carry no evidence.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cleaned {
+    /// Every kept line's text, back to back (no separators).
+    pub text: String,
+    /// The kept lines, in window order.
+    pub lines: Vec<Line>,
+}
+
+impl Cleaned {
+    /// The text of `line`.
+    pub fn line_text(&self, line: &Line) -> &str {
+        self.text.get(line.start..line.end).unwrap_or("")
+    }
+
+    /// `(offset, text)` of every line, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
+        self.lines.iter().map(|l| (l.offset, self.line_text(l)))
+    }
+}
+
+/// Cleans a window. `drop_first_fragment` applies the straddle guard: the first
+/// line, when it starts at the window's first byte, is dropped unless it is the
+/// only line.
+pub fn clean(bytes: &[u8], drop_first_fragment: bool) -> Cleaned {
+    let mut cleaner = Cleaner::new(bytes.len());
+    cleaner.run(bytes);
+    let mut cleaned = cleaner.sink.finish(bytes.len());
+    if drop_first_fragment && cleaned.lines.len() > 1 && cleaned.lines[0].offset == 0 {
+        cleaned.lines.remove(0);
+    }
+    cleaned
+}
+
+/// Removes control sequences and control characters from a string that is one
+/// line already (profile example lines, captured values); line breaks become
+/// spaces. Idempotent on clean text.
+pub fn clean_line(text: &str) -> String {
+    let mut cleaner = Cleaner::new(text.len());
+    cleaner.sink.break_as_space = true;
+    cleaner.run(text.as_bytes());
+    let cleaned = cleaner.sink.finish(text.len());
+    cleaned.text
+}
+
+struct Cleaner {
+    parser: vte::Parser,
+    sink: Sink,
+}
+
+/// Collects text and line boundaries; also the `vte` performer for sequences.
+struct Sink {
+    out: Vec<u8>,
+    lines: Vec<Line>,
+    /// Where the current line's text starts in `out`.
+    line_text_start: usize,
+    /// Window offset where the current line started.
+    line_offset: usize,
+    /// Window offset of the byte `vte` is being fed (for line starts).
+    pos: usize,
+    /// `vte` is inside a sequence: feed it bytes until it says it is done.
+    in_sequence: bool,
+    /// For [`clean_line`]: a line break is a space, not a new line.
+    break_as_space: bool,
+}
+
+impl Cleaner {
+    fn new(capacity: usize) -> Self {
+        Cleaner {
+            parser: vte::Parser::new(),
+            sink: Sink {
+                out: Vec::with_capacity(capacity),
+                lines: Vec::new(),
+                line_text_start: 0,
+                line_offset: 0,
+                pos: 0,
+                in_sequence: false,
+                break_as_space: false,
+            },
+        }
+    }
+
+    fn run(&mut self, bytes: &[u8]) {
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.sink.in_sequence {
+                self.sink.pos = i;
+                self.parser.advance(&mut self.sink, &bytes[i..=i]);
+                i += 1;
+                continue;
+            }
+            let plain = plain_ascii_len(&bytes[i..]);
+            if plain > 0 {
+                self.sink.out.extend_from_slice(&bytes[i..i + plain]);
+                i += plain;
+                continue;
+            }
+            let b = bytes[i];
+            match b {
+                b'\n' => {
+                    self.sink.line_break(i + 1);
+                    i += 1;
+                }
+                b'\r' => {
+                    let len = if bytes.get(i + 1) == Some(&b'\n') { 2 } else { 1 };
+                    self.sink.line_break(i + len);
+                    i += len;
+                }
+                0x1B => {
+                    self.enter_sequence(i, &[0x1B]);
+                    i += 1;
+                }
+                0x80.. => i += self.non_ascii(bytes, i),
+                // Other C0 controls and DEL are removed.
+                _ => i += 1,
+            }
+        }
+    }
+
+    /// Starts feeding `vte` with `intro` (ESC, or the 7-bit form of a C1 control)
+    /// standing for the bytes that end at window offset `last`.
+    fn enter_sequence(&mut self, last: usize, intro: &[u8]) {
+        self.sink.pos = last;
+        self.sink.in_sequence = true;
+        self.parser.advance(&mut self.sink, intro);
+    }
+
+    /// Handles the non-ASCII bytes starting at `i`; returns how many it consumed.
+    fn non_ascii(&mut self, bytes: &[u8], i: usize) -> usize {
+        // Bulk path: a run of non-ASCII bytes that is valid UTF-8 and holds no C1
+        // control (U+0080–U+009F, encoded C2 80–C2 9F) is copied as it is.
+        let run = bytes[i..].iter().position(|b| b.is_ascii()).unwrap_or(bytes.len() - i);
+        let slice = &bytes[i..i + run];
+        if std::str::from_utf8(slice).is_ok() && !has_c1(slice) {
+            self.sink.out.extend_from_slice(slice);
+            return run;
+        }
+        match decode_one(&bytes[i..]) {
+            Decoded::Char(c, len) => {
+                let mut buf = [0u8; 4];
+                self.sink.out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                len
+            }
+            Decoded::C1(code, len) => {
+                // An 8-bit C1 control is ESC followed by (code - 0x40) (ECMA-48 §5.3):
+                // CSI 0x9B is `ESC [`, OSC 0x9D is `ESC ]`, ST 0x9C is `ESC \`.
+                self.enter_sequence(i + len - 1, &[0x1B, code - 0x40]);
+                len
+            }
+            Decoded::Invalid(len) => {
+                self.sink.out.extend_from_slice("\u{FFFD}".as_bytes());
+                len
+            }
+        }
+    }
+}
+
+/// Length of the leading run of bytes that are copied as they are: printable
+/// ASCII and tab.
+#[inline]
+fn plain_ascii_len(bytes: &[u8]) -> usize {
+    bytes.iter().position(|&b| !(matches!(b, 0x20..=0x7E) || b == b'\t')).unwrap_or(bytes.len())
+}
+
+fn has_c1(utf8: &[u8]) -> bool {
+    utf8.windows(2).any(|w| w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1]))
+}
+
+enum Decoded {
+    Char(char, usize),
+    /// A C1 control (raw byte, or U+0080–U+009F), with its code 0x80–0x9F.
+    C1(u8, usize),
+    Invalid(usize),
+}
+
+fn decode_one(bytes: &[u8]) -> Decoded {
+    let head = &bytes[..bytes.len().min(4)];
+    let valid = match std::str::from_utf8(head) {
+        Ok(s) => s,
+        Err(e) if e.valid_up_to() > 0 => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""),
+        Err(e) => {
+            // A lone byte 0x80–0x9F is a raw (8-bit) C1 control.
+            if e.error_len() == Some(1) && (0x80..=0x9F).contains(&head[0]) {
+                return Decoded::C1(head[0], 1);
+            }
+            return Decoded::Invalid(e.error_len().unwrap_or(head.len()).max(1));
+        }
+    };
+    match valid.chars().next() {
+        Some(c) if ('\u{80}'..='\u{9F}').contains(&c) => Decoded::C1(c as u8, c.len_utf8()),
+        Some(c) => Decoded::Char(c, c.len_utf8()),
+        None => Decoded::Invalid(1),
+    }
+}
+
+impl Sink {
+    /// Ends the current line; the next one starts at window offset `next`.
+    fn line_break(&mut self, next: usize) {
+        if self.break_as_space {
+            self.space();
+            return;
+        }
+        let text = &self.out[self.line_text_start..];
+        if text.iter().any(|b| !b.is_ascii_whitespace()) {
+            self.lines.push(Line { offset: self.line_offset, start: self.line_text_start, end: self.out.len() });
+            self.line_text_start = self.out.len();
+        } else {
+            // Whitespace-only lines are dropped and their bytes reused.
+            self.out.truncate(self.line_text_start);
+        }
+        self.line_offset = next;
+    }
+
+    /// A cursor move along the row stands for the blank it leaves on screen.
+    fn space(&mut self) {
+        if self.out.len() > self.line_text_start && !self.out.last().is_some_and(|b| b.is_ascii_whitespace()) {
+            self.out.push(b' ');
+        }
+    }
+
+    fn finish(mut self, len: usize) -> Cleaned {
+        if !self.break_as_space {
+            self.line_break(len);
+        }
+        // Every byte pushed came from a valid `str`, a `char`, or ASCII, so this
+        // never falls back; the fallback keeps a bug from becoming a panic.
+        let text = String::from_utf8(self.out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        Cleaned { text, lines: self.lines }
+    }
+
+    fn sequence_done(&mut self) {
+        self.in_sequence = false;
+    }
+}
+
+fn first_param(params: &vte::Params) -> u16 {
+    params.iter().next().and_then(|p| p.first().copied()).unwrap_or(0)
+}
+
+impl vte::Perform for Sink {
+    fn print(&mut self, c: char) {
+        // Only reached in the ground state, after a sequence `vte` left without
+        // a dispatch (e.g. an ignored CSI): the sequence is over.
+        if !c.is_control() {
+            let mut buf = [0u8; 4];
+            self.out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+        self.sequence_done();
+    }
+
+    fn execute(&mut self, byte: u8) {
+        match byte {
+            b'\n' => self.line_break(self.pos + 1),
+            // Inside a sequence a CR cannot be followed up by its LF here; a CRLF
+            // then gives an empty line, which is dropped.
+            b'\r' => self.line_break(self.pos + 1),
+            b'\t' => self.out.push(b'\t'),
+            // CAN and SUB abort the sequence.
+            0x18 | 0x1A => self.sequence_done(),
+            _ => {}
+        }
+    }
+
+    fn csi_dispatch(&mut self, params: &vte::Params, _intermediates: &[u8], _ignore: bool, action: char) {
+        match action {
+            // Moves to another row, erases the screen, scrolls, restores the
+            // cursor: what follows is not on the same line.
+            'A' | 'B' | 'E' | 'F' | 'H' | 'f' | 'd' | 'e' | 'k' | 'J' | 'S' | 'T' | 'u' => {
+                self.line_break(self.pos + 1)
+            }
+            // To column 1 is a carriage return; elsewhere along the row, a gap.
+            'G' | '`' if first_param(params) <= 1 => self.line_break(self.pos + 1),
+            'C' | 'G' | '`' | 'a' => self.space(),
+            _ => {}
+        }
+        self.sequence_done();
+    }
+
+    fn esc_dispatch(&mut self, _intermediates: &[u8], _ignore: bool, byte: u8) {
+        match byte {
+            // IND, NEL, RI, DECRC, RIS.
+            b'D' | b'E' | b'M' | b'8' | b'c' => self.line_break(self.pos + 1),
+            _ => {}
+        }
+        self.sequence_done();
+    }
+
+    fn osc_dispatch(&mut self, _params: &[&[u8]], bell_terminated: bool) {
+        // An OSC ended by ESC leaves `vte` in the escape state, waiting for the
+        // `\` of ST: the sequence goes on until then.
+        if bell_terminated {
+            self.sequence_done();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(bytes: &[u8]) -> Vec<String> {
+        let c = clean(bytes, false);
+        c.iter().map(|(_, t)| t.to_string()).collect()
+    }
+
+    fn offsets(bytes: &[u8]) -> Vec<(usize, String)> {
+        clean(bytes, false).iter().map(|(o, t)| (o, t.to_string())).collect()
+    }
+
+    #[test]
+    fn splits_lf_crlf_and_lone_cr() {
+        assert_eq!(lines(b"a\nb\r\nc\rd"), ["a", "b", "c", "d"]);
+        assert_eq!(offsets(b"a\nb\r\nc\rd"), [(0, "a".into()), (2, "b".into()), (5, "c".into()), (7, "d".into())]);
+    }
+
+    #[test]
+    fn progress_repaints_are_separate_lines() {
+        assert_eq!(lines(b"10%\r20%\r\x1b[2K100% done\r\n"), ["10%", "20%", "100% done"]);
+    }
+
+    #[test]
+    fn sgr_colours_leave_no_parameter_bytes() {
+        assert_eq!(lines(b"\x1b[1;31mAPI Error\x1b[0m: \x1b[38;5;208mboom\x1b[m"), ["API Error: boom"]);
+    }
+
+    #[test]
+    fn word_boundary_survives_a_colour_code() {
+        let text = clean(b"\x1b[31mRate limited\x1b[0m", false).text;
+        assert!(regex::Regex::new(r"\bRate\b").unwrap().is_match(&text), "{text:?}");
+    }
+
+    #[test]
+    fn cursor_moves_to_another_row_end_the_line() {
+        assert_eq!(lines(b"left\x1b[5;1Hright\x1b[2Adown"), ["left", "right", "down"]);
+        assert_eq!(offsets(b"ab\x1b[Hcd"), [(0, "ab".into()), (5, "cd".into())]);
+    }
+
+    #[test]
+    fn cursor_forward_is_a_gap_and_column_one_a_carriage_return() {
+        assert_eq!(lines(b"Unable\x1b[1Cto\x1b[3Gconnect\x1b[Gagain"), ["Unable to connect", "again"]);
+    }
+
+    #[test]
+    fn osc_titles_ended_by_bel_and_by_st() {
+        assert_eq!(lines(b"\x1b]0;title one\x07visible\x1b]2;title two\x1b\\ text"), ["visible text"]);
+    }
+
+    #[test]
+    fn dcs_sos_pm_apc_strings_are_removed() {
+        assert_eq!(lines(b"a\x1bPq#0;1;2\x1b\\b\x1bXsos\x1b\\c\x1b^pm\x1b\\d\x1b_apc\x1b\\e"), ["abcde"]);
+    }
+
+    #[test]
+    fn two_byte_escapes_are_removed() {
+        assert_eq!(lines(b"\x1b=\x1b>\x1b(Bplain\x1b7"), ["plain"]);
+    }
+
+    #[test]
+    fn raw_c1_controls_act_as_their_escape_forms() {
+        // 0x9B is CSI: its parameters must not leak. 0x9D is OSC, ended by 0x07.
+        assert_eq!(lines(b"\x9b31mred\x9b0m \x9d0;t\x07ok \x85next"), ["red ok ", "next"]);
+        // U+009B written as UTF-8 behaves the same.
+        assert_eq!(lines("\u{9b}1mbold".as_bytes()), ["bold"]);
+    }
+
+    #[test]
+    fn c0_controls_other_than_tab_are_removed() {
+        assert_eq!(lines(b"a\x00b\x07c\x08d\te\x7f"), ["abcd\te"]);
+    }
+
+    #[test]
+    fn invalid_utf8_becomes_replacement_characters() {
+        assert_eq!(lines(b"ok \xff\xfe done \xe2\x82"), ["ok \u{FFFD}\u{FFFD} done \u{FFFD}"]);
+        assert_eq!(lines("caf\u{e9} \u{23bf} ok".as_bytes()), ["caf\u{e9} \u{23bf} ok"]);
+    }
+
+    #[test]
+    fn sequences_cut_at_the_window_end_leak_nothing() {
+        assert_eq!(lines(b"done\n\x1b[38;5"), ["done"]);
+        assert_eq!(lines(b"done\n\x1b]0;never ending title"), ["done"]);
+    }
+
+    #[test]
+    fn sequence_cut_at_the_window_start_is_dropped_with_the_fragment() {
+        // The window began inside `ESC [31m`: its tail is in the first fragment.
+        let c = clean(b"1mfragment\nwhole line\n", true);
+        assert_eq!(c.iter().map(|(_, t)| t).collect::<Vec<_>>(), ["whole line"]);
+    }
+
+    #[test]
+    fn straddle_guard_keeps_an_only_line() {
+        let c = clean(b"tail of a long line", true);
+        assert_eq!(c.iter().collect::<Vec<_>>(), [(0, "tail of a long line")]);
+    }
+
+    #[test]
+    fn huge_line_without_newline() {
+        let mut big = vec![b'x'; 65_536];
+        big.extend_from_slice(b" fault");
+        let c = clean(&big, false);
+        assert_eq!(c.lines.len(), 1);
+        assert!(c.line_text(&c.lines[0]).ends_with("x fault"));
+    }
+
+    #[test]
+    fn control_characters_inside_sequences_still_break_lines() {
+        // The LF is executed inside the CSI; the `m` after it is still its final byte.
+        assert_eq!(lines(b"one\x1b[1\nmtwo"), ["one", "two"]);
+    }
+
+    #[test]
+    fn can_aborts_a_sequence() {
+        assert_eq!(lines(b"a\x1b[12\x18b"), ["ab"]);
+    }
+
+    #[test]
+    fn clean_line_is_idempotent_and_flattens_breaks() {
+        let once = clean_line("\x1b[1mAPI Error\x1b[0m:\tnope\r\nnext");
+        assert_eq!(once, "API Error:\tnope next");
+        assert_eq!(clean_line(&once), once);
+    }
+
+    #[test]
+    fn matches_strip_ansi_escapes_on_simple_colour() {
+        let input = b"\x1b[32mok\x1b[0m plain \x1b[1mbold\x1b[22m";
+        let theirs = String::from_utf8(strip_ansi_escapes::strip(input)).unwrap();
+        assert_eq!(lines(input), [theirs]);
+    }
+}

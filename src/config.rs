@@ -1,0 +1,142 @@
+//! The resolved configuration of `classify`: what the flags parse to, validated
+//! once (sizes, durations, log sources), with no I/O.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::window::{MAX_TAIL_BYTES, WindowSpec};
+
+/// The longest `--timeout` accepted.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
+
+/// One log to classify.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogSource {
+    /// Standard input (`-`, or no log with piped input).
+    Stdin,
+    /// A file (or FIFO, or device) by path.
+    Path(PathBuf),
+}
+
+impl LogSource {
+    /// The log as the verdict names it: the path as given, `-` for stdin.
+    pub fn label(&self) -> String {
+        match self {
+            LogSource::Stdin => "-".to_string(),
+            LogSource::Path(p) => p.to_string_lossy().into_owned(),
+        }
+    }
+}
+
+/// Output formats of `classify`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// JSON Lines: one verdict object per log (the default).
+    Json,
+    /// One line per log for people.
+    Text,
+}
+
+/// Everything `classify` needs besides the profile.
+#[derive(Debug, Clone)]
+pub struct ClassifyConfig {
+    /// The logs, in output order.
+    pub logs: Vec<LogSource>,
+    /// Which bytes of each log.
+    pub window: WindowSpec,
+    /// The scan deadline per log.
+    pub timeout: Duration,
+    /// `--status`.
+    pub status: Option<String>,
+    /// `--result-present`: skip classification.
+    pub result_present: bool,
+    /// Output format.
+    pub format: Format,
+    /// Indent JSON.
+    pub pretty: bool,
+    /// `-q`: print nothing, answer in the exit status.
+    pub quiet: bool,
+    /// Worker threads.
+    pub threads: usize,
+}
+
+/// Parses a byte size: `65536`, `64KiB`, `64K`, `1MiB`, `1M` (binary units;
+/// `KB`/`MB` are decimal). Must be 1 byte to 64 MiB.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 = num.parse().map_err(|_| format!("`{text}` is not a size (examples: 65536, 64KiB, 1MiB)"))?;
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        _ => return Err(format!("unknown unit in `{text}` (use B, KiB, MiB)")),
+    };
+    let bytes = n.checked_mul(scale).ok_or_else(|| format!("`{text}` is too large"))?;
+    if bytes == 0 {
+        return Err("the window must hold at least 1 byte".to_string());
+    }
+    if bytes > MAX_TAIL_BYTES {
+        return Err(format!("`{text}` is over the 64MiB limit: faultsift reads a bounded tail, not whole logs"));
+    }
+    Ok(bytes)
+}
+
+/// Parses a deadline: `2s`, `200ms`, `1.5s`, `1m`, or a bare number of seconds.
+pub fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num.parse().map_err(|_| format!("`{text}` is not a duration (examples: 2s, 200ms)"))?;
+    let secs = match unit.trim() {
+        "" | "s" => n,
+        "ms" => n / 1000.0,
+        "m" | "min" => n * 60.0,
+        _ => return Err(format!("unknown unit in `{text}` (use ms, s or m)")),
+    };
+    if secs.is_nan() || secs <= 0.0 || secs > MAX_TIMEOUT.as_secs_f64() {
+        return Err(format!("`{text}` must be more than 0 and at most 1 hour"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("65536"), Ok(65_536));
+        assert_eq!(parse_size("64KiB"), Ok(65_536));
+        assert_eq!(parse_size("64k"), Ok(65_536));
+        assert_eq!(parse_size("1MiB"), Ok(1 << 20));
+        assert_eq!(parse_size("64MiB"), Ok(64 << 20));
+        assert_eq!(parse_size("10KB"), Ok(10_000));
+    }
+
+    #[test]
+    fn bad_sizes_say_why() {
+        assert!(parse_size("65MiB").unwrap_err().contains("64MiB limit"));
+        assert!(parse_size("1GiB").unwrap_err().contains("64MiB limit"));
+        assert!(parse_size("0").unwrap_err().contains("at least 1 byte"));
+        assert!(parse_size("lots").unwrap_err().contains("not a size"));
+        assert!(parse_size("5 parsecs").unwrap_err().contains("unknown unit"));
+        assert!(parse_size("99999999999999999999KiB").is_err());
+    }
+
+    #[test]
+    fn timeouts() {
+        assert_eq!(parse_timeout("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_timeout("200ms"), Ok(Duration::from_millis(200)));
+        assert_eq!(parse_timeout("1.5"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_timeout("1m"), Ok(Duration::from_secs(60)));
+        assert!(parse_timeout("0s").is_err());
+        assert!(parse_timeout("2h").is_err());
+        assert!(parse_timeout("soon").is_err());
+    }
+}

@@ -1,0 +1,203 @@
+//! Decide stage (SPEC §1.5): from the scan to the verdict — the last hit wins,
+//! its rule's action is the action; skip, unreadable and timed-out verdicts.
+
+use std::time::Duration;
+
+use crate::clean::Cleaned;
+use crate::evidence::{evidence, safe_text};
+use crate::hints::parse_duration_secs;
+use crate::matcher::{CompiledProfile, Scan};
+use crate::verdict::{Action, Captures, Hit, SCHEMA_ID, Verdict, WindowInfo};
+use crate::window::Window;
+
+/// Who the verdict is about: the parts that do not depend on the scan.
+#[derive(Debug, Clone, Copy)]
+pub struct Subject<'a> {
+    /// The log as given (`-` for standard input).
+    pub log: &'a str,
+    /// The profile's name.
+    pub profile: &'a str,
+    /// `builtin` or the profile's path.
+    pub profile_origin: &'a str,
+    /// The `--status` given.
+    pub status: Option<&'a str>,
+}
+
+/// Statuses that are never classified (SPEC §1.5).
+pub const SKIPPED_STATUSES: &[&str] = &["completed", "over_budget"];
+
+/// Why a log is not classified at all, if it is not.
+pub fn skip_reason(status: Option<&str>, result_present: bool) -> Option<String> {
+    if result_present {
+        return Some("a result is present: not classified".to_string());
+    }
+    let status = status?;
+    SKIPPED_STATUSES.contains(&status).then(|| format!("status {status} is not classified"))
+}
+
+fn base(subject: Subject<'_>, action: Action, reason: String) -> Verdict {
+    Verdict {
+        schema: SCHEMA_ID.to_string(),
+        log: subject.log.to_string(),
+        profile: subject.profile.to_string(),
+        profile_origin: subject.profile_origin.to_string(),
+        status: subject.status.map(str::to_string),
+        action,
+        env_fault: action.is_env_fault(),
+        kind: None,
+        rule: None,
+        evidence: None,
+        offset: None,
+        reason,
+        hits: Vec::new(),
+        captures: Captures::default(),
+        window: None,
+        timed_out: false,
+        error: None,
+        elapsed_us: 0,
+    }
+}
+
+/// The verdict for a log that is not classified.
+pub fn skipped(subject: Subject<'_>, reason: String) -> Verdict {
+    base(subject, Action::Skip, reason)
+}
+
+/// The verdict for a log that could not be read.
+pub fn unreadable(subject: Subject<'_>, error: String) -> Verdict {
+    let mut v = base(subject, Action::Charge, format!("the log could not be read: {error}"));
+    v.error = Some(error);
+    v
+}
+
+/// The verdict the watchdog prints when no verdict came within the deadline.
+pub fn overdue(subject: Subject<'_>, timeout: Duration) -> Verdict {
+    let mut v = base(
+        subject,
+        Action::Charge,
+        format!("classification declined: no verdict within the {} deadline", human(timeout)),
+    );
+    v.timed_out = true;
+    v
+}
+
+/// The verdict of a scanned window.
+pub fn decide(
+    subject: Subject<'_>,
+    compiled: &CompiledProfile,
+    window: &Window,
+    cleaned: &Cleaned,
+    scan: &Scan,
+    timeout: Duration,
+) -> Verdict {
+    let rules = &compiled.profile.rules;
+    let offset_of = |line: usize| window.start + cleaned.lines[line].offset as u64;
+    let hits = scan
+        .hits
+        .iter()
+        .map(|h| {
+            let rule = &rules[h.rule];
+            Hit {
+                rule: rule.qualified_id(),
+                kind: rule.kind.clone(),
+                action: rule.action,
+                count: h.count,
+                last_offset: offset_of(h.last_line),
+            }
+        })
+        .collect();
+    let window_info = WindowInfo {
+        start: window.start,
+        end: window.end(),
+        log_bytes: window.log_bytes,
+        truncated: window.truncated(),
+        rotated: window.rotated,
+    };
+
+    let winner = if scan.timed_out { None } else { scan.last };
+    let mut v = match winner {
+        None if scan.timed_out => {
+            let mut v = base(
+                subject,
+                Action::Charge,
+                format!("classification declined: the scan passed the {} deadline", human(timeout)),
+            );
+            v.timed_out = true;
+            v
+        }
+        None => {
+            let what = if window.bytes.is_empty() {
+                "the window is empty".to_string()
+            } else {
+                format!("no rule matched the last {} bytes", window.bytes.len())
+            };
+            base(subject, Action::Charge, format!("no environment fault found: {what}"))
+        }
+        Some(hit) => {
+            let rule = &rules[hit.rule];
+            let line = &cleaned.lines[hit.line];
+            let text = cleaned.line_text(line);
+            let found = compiled.find(hit.pattern, text);
+            let match_start = found.as_ref().map_or(0, |f| f.start);
+            // The straddle guard keeps a cut first line only when it is the only
+            // one: its start is then not the line's start.
+            let fragment = window.starts_mid_line && line.offset == 0;
+            let ev = evidence(text, match_start, fragment);
+            let mut captures = Captures::default();
+            if let Some(found) = found {
+                captures.groups = found.groups.into_iter().map(|(k, v)| (k, safe_text(&v))).collect();
+                captures.retry_after_s = captures.groups.get("retry_after").and_then(|t| parse_duration_secs(t));
+            }
+            let reason = match rule.action {
+                Action::Charge => format!("the work failed ({}): {ev}", rule.kind),
+                _ => match subject.status {
+                    Some(status) => format!("environment fault ({}) in {status} session: {ev}", rule.kind),
+                    None => format!("environment fault ({}): {ev}", rule.kind),
+                },
+            };
+            let mut v = base(subject, rule.action, reason);
+            v.kind = Some(rule.kind.clone());
+            v.rule = Some(rule.qualified_id());
+            v.evidence = Some(ev);
+            v.offset = Some(offset_of(hit.line));
+            v.captures = captures;
+            v
+        }
+    };
+    v.hits = hits;
+    v.window = Some(window_info);
+    v
+}
+
+/// `2s`, `200ms`, `1.5s`: a deadline as a person writes it.
+pub fn human(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else if ms < 1000 {
+        format!("{ms}ms")
+    } else {
+        format!("{}s", d.as_secs_f64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skip_reasons() {
+        assert!(skip_reason(Some("completed"), false).is_some());
+        assert!(skip_reason(Some("over_budget"), false).is_some());
+        assert!(skip_reason(Some("timeout"), false).is_none());
+        assert!(skip_reason(None, false).is_none());
+        assert!(skip_reason(Some("timeout"), true).is_some());
+    }
+
+    #[test]
+    fn human_durations() {
+        assert_eq!(human(Duration::from_secs(2)), "2s");
+        assert_eq!(human(Duration::from_millis(200)), "200ms");
+        assert_eq!(human(Duration::from_millis(1500)), "1.5s");
+    }
+}

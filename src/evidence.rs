@@ -1,0 +1,166 @@
+//! Evidence: the winning line made safe to print — at most [`MAX_CHARS`]
+//! characters windowed around the match, `…` at each cut end, no control
+//! characters, secrets redacted.
+
+use crate::redact;
+
+/// The longest evidence, in characters, `…` marks included.
+pub const MAX_CHARS: usize = 240;
+/// Characters of context kept before the match, when the line must be cut.
+pub const LEFT_CONTEXT: usize = 40;
+/// Bytes kept around the match before redaction, so a huge line costs no more
+/// than a short one; far beyond what the evidence can show.
+const REGION: usize = 4 * MAX_CHARS * 4;
+const CUT: char = '…';
+
+/// The evidence for a match starting at byte `match_start` of `line`.
+/// `fragment` says the line's beginning was cut off by the window.
+pub fn evidence(line: &str, match_start: usize, fragment: bool) -> String {
+    let match_start = floor_boundary(line, match_start.min(line.len()));
+    let a = floor_boundary(line, match_start.saturating_sub(REGION));
+    let b = floor_boundary(line, match_start.saturating_add(REGION).min(line.len()));
+    let region = &line[a..b];
+    let redacted = redact::redact(region);
+    let mark = redacted.map(match_start - a);
+    let chars: Vec<char> = redacted.text.chars().map(sanitize).collect();
+    let m = redacted.text.get(..mark).map_or(0, |s| s.chars().count());
+
+    // Surrounding blanks carry nothing; trimming them is not a cut.
+    let lead = chars.iter().take_while(|c| c.is_whitespace()).count();
+    let trail = chars.iter().rev().take_while(|c| c.is_whitespace()).count();
+    let body = if lead >= chars.len() { &[][..] } else { &chars[lead..chars.len() - trail] };
+    let m = m.saturating_sub(lead).min(body.len());
+    window(body, m, fragment || a > 0, b < line.len())
+}
+
+/// Cuts `chars` to at most MAX_CHARS around `m`, marks included. `cut_left` and
+/// `cut_right` say the text was already cut before it got here.
+fn window(chars: &[char], m: usize, cut_left: bool, cut_right: bool) -> String {
+    let n = chars.len();
+    let (start, end) = if n + usize::from(cut_left) + usize::from(cut_right) <= MAX_CHARS {
+        (0, n)
+    } else {
+        let start = m.saturating_sub(LEFT_CONTEXT);
+        let left = usize::from(start > 0 || cut_left);
+        if n - start + left + usize::from(cut_right) <= MAX_CHARS {
+            // Near the end of the line: slide left to fill the budget. The line is
+            // too long to fit whole, so this start is past 0 and the left is cut.
+            (n - (MAX_CHARS - 1 - usize::from(cut_right)), n)
+        } else {
+            (start, start + MAX_CHARS - left - 1)
+        }
+    };
+    let mut out = String::with_capacity(MAX_CHARS * 2);
+    if start > 0 || cut_left {
+        out.push(CUT);
+    }
+    out.extend(&chars[start..end]);
+    if end < n || cut_right {
+        out.push(CUT);
+    }
+    out
+}
+
+/// Control characters (tab included) and bidirectional overrides become a
+/// blank: they could rewrite a terminal or reorder an alert's text. One char for
+/// one char, so positions stay valid.
+fn sanitize(c: char) -> char {
+    if c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}') { ' ' } else { c }
+}
+
+/// Sanitises a captured value: no control characters, secrets redacted.
+pub fn safe_text(text: &str) -> String {
+    redact::redact_str(text).chars().map(sanitize).collect::<String>().trim().to_string()
+}
+
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count(s: &str) -> usize {
+        s.chars().count()
+    }
+
+    #[test]
+    fn short_line_is_whole_and_trimmed() {
+        assert_eq!(evidence("  ⎿  API Error: boom  ", 5, false), "⎿  API Error: boom");
+    }
+
+    #[test]
+    fn long_line_keeps_forty_chars_of_left_context() {
+        let line = format!("{}MATCH{}", "a".repeat(100), "b".repeat(400));
+        let e = evidence(&line, 100, false);
+        assert_eq!(count(&e), MAX_CHARS);
+        assert!(e.starts_with('…') && e.ends_with('…'));
+        assert_eq!(e.chars().skip(1).take(40).collect::<String>(), "a".repeat(40));
+        assert!(e.contains("MATCH"));
+    }
+
+    #[test]
+    fn match_near_the_end_slides_left() {
+        let line = format!("{}MATCH!", "x".repeat(500));
+        let e = evidence(&line, 500, false);
+        assert_eq!(count(&e), MAX_CHARS);
+        assert!(e.starts_with('…') && e.ends_with("MATCH!"));
+    }
+
+    #[test]
+    fn match_at_the_start_cuts_only_the_right() {
+        let line = format!("MATCH{}", "y".repeat(500));
+        let e = evidence(&line, 0, false);
+        assert_eq!(count(&e), MAX_CHARS);
+        assert!(e.starts_with("MATCH") && e.ends_with('…'));
+    }
+
+    #[test]
+    fn exactly_240_chars_is_not_cut() {
+        let line = "z".repeat(MAX_CHARS);
+        assert_eq!(evidence(&line, 200, false), line);
+        let e = evidence(&"z".repeat(MAX_CHARS + 1), 200, false);
+        assert_eq!(count(&e), MAX_CHARS);
+        assert!(e.starts_with('…') && !e.ends_with('…'));
+    }
+
+    #[test]
+    fn cuts_fall_on_character_boundaries() {
+        let line = format!("{}⎿ MATCH {}", "é".repeat(300), "漢".repeat(300));
+        let start = line.find("⎿").unwrap();
+        let e = evidence(&line, start, false);
+        assert_eq!(count(&e), MAX_CHARS);
+        assert!(e.contains("⎿ MATCH"));
+    }
+
+    #[test]
+    fn fragment_is_marked_at_the_left() {
+        assert_eq!(evidence("tail of a cut line", 0, true), "…tail of a cut line");
+    }
+
+    #[test]
+    fn control_characters_and_bidi_overrides_are_blanked() {
+        assert_eq!(evidence("a\tb\u{202E}c\u{7}d", 0, false), "a b c d");
+    }
+
+    #[test]
+    fn secrets_are_redacted_and_the_window_follows_the_match() {
+        let line = format!("{} key=supersecretvalue then the MATCH {}", "p".repeat(300), "q".repeat(300));
+        let at = line.find("MATCH").unwrap();
+        let e = evidence(&line, at, false);
+        assert!(!e.contains("supersecret"), "{e}");
+        assert!(e.contains("key=[REDACTED] then the MATCH"), "{e}");
+    }
+
+    #[test]
+    fn huge_line_costs_a_region_and_marks_the_cut() {
+        let line = format!("{}API Error: boom", "w".repeat(10_000_000));
+        let e = evidence(&line, 10_000_000, false);
+        assert_eq!(count(&e), MAX_CHARS);
+        assert!(e.starts_with('…') && e.ends_with("API Error: boom"));
+    }
+}

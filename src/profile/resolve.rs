@@ -1,0 +1,345 @@
+//! Profile resolution (SPEC §4): the layers searched for `NAME.toml`, first found
+//! wins, and `extends` that reaches into the layers below.
+
+use std::path::{Path, PathBuf};
+
+use super::schema::{self, ProfileFile};
+use super::{Origin, Profile, builtin};
+use crate::error::ProfileError;
+
+/// `extends` chains longer than this are taken for a loop.
+const MAX_EXTENDS_DEPTH: usize = 16;
+
+/// One place profiles are looked up in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Layer {
+    /// A directory of `NAME.toml` files.
+    Dir(PathBuf),
+    /// The profiles compiled into the binary.
+    Builtin,
+}
+
+/// The layers, in lookup order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolver {
+    layers: Vec<Layer>,
+}
+
+/// A profile's text, found in a layer or given as a path.
+#[derive(Debug, Clone)]
+struct Found {
+    origin: Origin,
+    stem: String,
+    text: String,
+    /// Layer index, or None for `--profile PATH`.
+    layer: Option<usize>,
+}
+
+/// One entry of [`Resolver::available`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Available {
+    /// The profile's name (file stem).
+    pub name: String,
+    /// Where it resolves to.
+    pub origin: Origin,
+    /// The origins of the same name in lower layers, which it shadows.
+    pub shadows: Vec<Origin>,
+}
+
+impl Resolver {
+    /// A resolver over exactly these layers.
+    pub fn new(layers: Vec<Layer>) -> Self {
+        Resolver { layers }
+    }
+
+    /// The layers of SPEC §4: each `--profile-dir`, each directory of
+    /// `FAULTSIFT_PROFILE_PATH`, `./.faultsift/profiles/`, the XDG config
+    /// directory, then the built-ins. Directories from the environment that do
+    /// not exist are skipped; a `--profile-dir` that does not exist is an error.
+    pub fn from_env(profile_dirs: &[PathBuf]) -> Result<Self, ProfileError> {
+        let mut layers = Vec::new();
+        for dir in profile_dirs {
+            if !dir.is_dir() {
+                return Err(ProfileError::Read {
+                    path: dir.clone(),
+                    source: std::io::Error::new(std::io::ErrorKind::NotFound, "--profile-dir is not a directory"),
+                });
+            }
+            layers.push(Layer::Dir(dir.clone()));
+        }
+        let mut implicit: Vec<PathBuf> = Vec::new();
+        if let Some(path) = std::env::var_os("FAULTSIFT_PROFILE_PATH") {
+            implicit.extend(std::env::split_paths(&path).filter(|p| !p.as_os_str().is_empty()));
+        }
+        implicit.push(PathBuf::from(".faultsift/profiles"));
+        let config = std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")));
+        if let Some(config) = config {
+            implicit.push(config.join("faultsift/profiles"));
+        }
+        layers.extend(implicit.into_iter().filter(|d| d.is_dir()).map(Layer::Dir));
+        layers.push(Layer::Builtin);
+        Ok(Resolver { layers })
+    }
+
+    /// The layers, in lookup order.
+    pub fn layers(&self) -> &[Layer] {
+        &self.layers
+    }
+
+    /// Resolves `--profile`: a value with a `/` or ending in `.toml` is a file;
+    /// anything else a name looked up through the layers.
+    pub fn resolve(&self, selector: &str) -> Result<Profile, ProfileError> {
+        let found = if is_path(selector) {
+            read_path(Path::new(selector))?
+        } else {
+            self.find(selector, 0)?.ok_or_else(|| self.not_found(selector))?
+        };
+        self.build(found, 0)
+    }
+
+    /// Every profile name that resolves here, sorted, with what it shadows.
+    pub fn available(&self) -> Vec<Available> {
+        let mut out: Vec<Available> = Vec::new();
+        for layer in &self.layers {
+            for (name, origin) in layer_entries(layer) {
+                match out.iter_mut().find(|a| a.name == name) {
+                    Some(a) => a.shadows.push(origin),
+                    None => out.push(Available { name, origin, shadows: Vec::new() }),
+                }
+            }
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        out
+    }
+
+    /// The error for "no profile given", listing what resolves.
+    pub fn none_given(&self) -> ProfileError {
+        ProfileError::NoneGiven { available: self.available_list() }
+    }
+
+    fn not_found(&self, name: &str) -> ProfileError {
+        ProfileError::NotFound { name: name.to_string(), available: self.available_list() }
+    }
+
+    fn available_list(&self) -> String {
+        let names: Vec<String> = self.available().into_iter().map(|a| a.name).collect();
+        if names.is_empty() { "none".to_string() } else { names.join(", ") }
+    }
+
+    /// The first `name` at or below layer `from`.
+    fn find(&self, name: &str, from: usize) -> Result<Option<Found>, ProfileError> {
+        for (i, layer) in self.layers.iter().enumerate().skip(from) {
+            match layer {
+                Layer::Dir(dir) => {
+                    let path = dir.join(format!("{name}.toml"));
+                    if path.is_file() {
+                        let mut found = read_path(&path)?;
+                        found.layer = Some(i);
+                        return Ok(Some(found));
+                    }
+                }
+                Layer::Builtin => {
+                    if let Some(b) = builtin::get(name) {
+                        return Ok(Some(Found {
+                            origin: Origin::Builtin,
+                            stem: b.name.to_string(),
+                            text: b.text.to_string(),
+                            layer: Some(i),
+                        }));
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    fn build(&self, found: Found, depth: usize) -> Result<Profile, ProfileError> {
+        let origin_label = match &found.origin {
+            Origin::Builtin => format!("builtin:{}", found.stem),
+            Origin::File(p) => p.display().to_string(),
+        };
+        let file = schema::parse(&origin_label, &found.stem, &found.text)?;
+        let Some(base_name) = file.extends.clone() else {
+            return Ok(standalone(file, found.origin));
+        };
+        if depth >= MAX_EXTENDS_DEPTH {
+            return Err(ProfileError::Extends {
+                origin: origin_label,
+                message: format!("extends chain deeper than {MAX_EXTENDS_DEPTH} (a loop?) at `{base_name}`"),
+            });
+        }
+        // A file named X that extends X means the X below it.
+        let from = match found.layer {
+            Some(layer) if base_name == found.stem => layer + 1,
+            _ => 0,
+        };
+        let base_found = self.find(&base_name, from)?.ok_or_else(|| ProfileError::Extends {
+            origin: origin_label.clone(),
+            message: format!("extends `{base_name}`, which does not resolve"),
+        })?;
+        let base = self.build(base_found, depth + 1)?;
+        merge(base, file, found.origin, &origin_label)
+    }
+}
+
+fn standalone(file: ProfileFile, origin: Origin) -> Profile {
+    Profile {
+        name: file.name,
+        description: file.description,
+        carries_model_output: file.carries_model_output.unwrap_or(false),
+        origin,
+        rules: file.rules,
+        unknown_keys: file.unknown_keys,
+    }
+}
+
+/// Applies `file` over `base`: `disable` drops inherited rules; an own rule with
+/// an inherited rule's id replaces it in place; other own rules follow.
+fn merge(base: Profile, file: ProfileFile, origin: Origin, origin_label: &str) -> Result<Profile, ProfileError> {
+    let mut rules = base.rules;
+    for id in &file.disable {
+        let before = rules.len();
+        rules.retain(|r| r.id != *id && r.qualified_id() != *id);
+        if rules.len() == before {
+            return Err(ProfileError::UnknownDisable { origin: origin_label.to_string(), rule: id.clone() });
+        }
+    }
+    for rule in file.rules {
+        match rules.iter_mut().find(|r| r.id == rule.id) {
+            Some(slot) => *slot = rule,
+            None => rules.push(rule),
+        }
+    }
+    let mut unknown_keys = base.unknown_keys;
+    unknown_keys.extend(file.unknown_keys);
+    Ok(Profile {
+        name: file.name,
+        description: file.description.or(base.description),
+        carries_model_output: file.carries_model_output.unwrap_or(base.carries_model_output),
+        origin,
+        rules,
+        unknown_keys,
+    })
+}
+
+fn is_path(selector: &str) -> bool {
+    selector.contains('/') || selector.contains(std::path::MAIN_SEPARATOR) || selector.ends_with(".toml")
+}
+
+fn read_path(path: &Path) -> Result<Found, ProfileError> {
+    let text =
+        std::fs::read_to_string(path).map_err(|source| ProfileError::Read { path: path.to_path_buf(), source })?;
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    Ok(Found { origin: Origin::File(path.to_path_buf()), stem, text, layer: None })
+}
+
+/// `(name, origin)` of every profile a layer holds, sorted by name.
+fn layer_entries(layer: &Layer) -> Vec<(String, Origin)> {
+    match layer {
+        Layer::Builtin => builtin::BUILTINS.iter().map(|b| (b.name.to_string(), Origin::Builtin)).collect(),
+        Layer::Dir(dir) => {
+            let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+            let mut out: Vec<(String, Origin)> = entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "toml") && p.is_file())
+                .filter_map(|p| Some((p.file_stem()?.to_str()?.to_string(), Origin::File(p))))
+                .collect();
+            out.sort_by(|a, b| a.0.cmp(&b.0));
+            out
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn first_layer_wins_and_shadows() {
+        let top = tempfile::tempdir().unwrap();
+        write(top.path(), "claude.toml", "[[rule]]\nid = \"mine\"\npattern = 'only mine'\n");
+        let r = Resolver::new(vec![Layer::Dir(top.path().to_path_buf()), Layer::Builtin]);
+        let p = r.resolve("claude").unwrap();
+        assert_eq!(p.rules.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["mine"]);
+        let claude = r.available().into_iter().find(|a| a.name == "claude").unwrap();
+        assert_eq!(claude.shadows, [Origin::Builtin]);
+    }
+
+    #[test]
+    fn overlay_extends_the_builtin_of_the_same_name() {
+        let top = tempfile::tempdir().unwrap();
+        let builtin = Resolver::new(vec![Layer::Builtin]).resolve("claude").unwrap();
+        let first = builtin.rules[0].qualified_id();
+        write(
+            top.path(),
+            "claude.toml",
+            &format!(
+                "extends = \"claude\"\ndisable = [\"{first}\"]\n[[rule]]\nid = \"extra\"\npattern = 'extra line'\n"
+            ),
+        );
+        let r = Resolver::new(vec![Layer::Dir(top.path().to_path_buf()), Layer::Builtin]);
+        let p = r.resolve("claude").unwrap();
+        assert_eq!(p.rules.len(), builtin.rules.len());
+        assert!(p.rules.iter().all(|r| r.qualified_id() != first));
+        assert_eq!(p.rules.last().unwrap().qualified_id(), "claude/extra");
+        assert!(p.carries_model_output, "inherited from the built-in");
+        assert!(matches!(p.origin, Origin::File(_)));
+    }
+
+    #[test]
+    fn own_rule_replaces_inherited_rule_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "base.toml",
+            "[[rule]]\nid = \"a\"\npattern = 'aaa'\n[[rule]]\nid = \"b\"\npattern = 'bbb'\n",
+        );
+        write(dir.path(), "child.toml", "extends = \"base\"\n[[rule]]\nid = \"a\"\npattern = 'AAA'\n");
+        let p = Resolver::new(vec![Layer::Dir(dir.path().to_path_buf())]).resolve("child").unwrap();
+        let got: Vec<_> = p.rules.iter().map(|r| (r.qualified_id(), r.patterns[0].clone())).collect();
+        assert_eq!(got, [("child/a".to_string(), "AAA".to_string()), ("base/b".into(), "bbb".into())]);
+    }
+
+    #[test]
+    fn extends_loop_and_missing_base_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "a.toml", "extends = \"b\"\n");
+        write(dir.path(), "b.toml", "extends = \"a\"\n");
+        write(dir.path(), "c.toml", "extends = \"nowhere\"\n");
+        let r = Resolver::new(vec![Layer::Dir(dir.path().to_path_buf())]);
+        assert!(r.resolve("a").unwrap_err().to_string().contains("loop"));
+        assert!(r.resolve("c").unwrap_err().to_string().contains("extends `nowhere`, which does not resolve"));
+    }
+
+    #[test]
+    fn unknown_disable_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "x.toml", "extends = \"claude\"\ndisable = [\"no-such-rule\"]\n");
+        let r = Resolver::new(vec![Layer::Dir(dir.path().to_path_buf()), Layer::Builtin]);
+        assert!(r.resolve("x").unwrap_err().to_string().contains("no inherited rule `no-such-rule`"));
+    }
+
+    #[test]
+    fn path_selector_loads_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "custom.toml", "env_fault_patterns = ['boom']\n");
+        let p = Resolver::new(vec![Layer::Builtin]).resolve(path.to_str().unwrap()).unwrap();
+        assert_eq!((p.name.as_str(), p.rules.len()), ("custom", 1));
+    }
+
+    #[test]
+    fn not_found_lists_what_resolves() {
+        let e = Resolver::new(vec![Layer::Builtin]).resolve("nope").unwrap_err().to_string();
+        assert!(e.contains("no profile named `nope`") && e.contains("claude"), "{e}");
+    }
+}

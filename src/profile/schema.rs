@@ -1,0 +1,343 @@
+//! The profile file format (SPEC §4): TOML to a validated [`ProfileFile`], with
+//! every rejection naming the profile, the rule and the cause.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::Deserialize;
+
+use crate::error::{ProfileError, RuleError};
+use crate::verdict::Action;
+
+/// The longest pattern accepted, in bytes: a cap before any parsing work.
+pub const MAX_PATTERN_LEN: usize = 4096;
+
+/// Nesting deeper than this is rejected by the regex parser.
+const NEST_LIMIT: u32 = 64;
+
+/// One rule, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    /// Unique in its profile.
+    pub id: String,
+    /// The name of the profile that declared it (the `profile` of `profile/id`).
+    pub profile: String,
+    /// A lower_snake label: connection, quota, …
+    pub kind: String,
+    /// What a hit of this rule means.
+    pub action: Action,
+    /// The regexes; a line matches the rule when any of them matches.
+    pub patterns: Vec<String>,
+    /// Match without regard to case.
+    pub case_insensitive: bool,
+    /// What the rule is for.
+    pub description: Option<String>,
+    /// Where the matched line was captured.
+    pub source: Option<String>,
+    /// Lines this rule must match.
+    pub examples: Vec<String>,
+    /// Lines no rule of the profile may match.
+    pub counterexamples: Vec<String>,
+}
+
+impl Rule {
+    /// `profile/id`, as the verdict names the rule.
+    pub fn qualified_id(&self) -> String {
+        format!("{}/{}", self.profile, self.id)
+    }
+
+    /// The patterns as compiled: `(?i)` is prepended for case-insensitive rules.
+    pub fn effective_patterns(&self) -> impl Iterator<Item = String> + '_ {
+        self.patterns.iter().map(|p| if self.case_insensitive { format!("(?i){p}") } else { p.clone() })
+    }
+}
+
+/// A profile file as written, before `extends` is resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileFile {
+    /// `name`, or the file stem.
+    pub name: String,
+    /// What the profile is for.
+    pub description: Option<String>,
+    /// `carries_model_output`, when set.
+    pub carries_model_output: Option<bool>,
+    /// The profile it inherits from.
+    pub extends: Option<String>,
+    /// Inherited rules to drop, by id (`rule` or `profile/rule`).
+    pub disable: Vec<String>,
+    /// Its own rules, in order (`env_fault_patterns` first).
+    pub rules: Vec<Rule>,
+    /// Top-level keys that are not part of the format (ignored by `classify`).
+    pub unknown_keys: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct RawProfile {
+    name: Option<String>,
+    description: Option<String>,
+    carries_model_output: Option<bool>,
+    extends: Option<String>,
+    #[serde(default)]
+    disable: Vec<String>,
+    #[serde(default)]
+    env_fault_patterns: Vec<String>,
+    #[serde(default)]
+    rule: Vec<toml::Table>,
+    #[serde(flatten)]
+    other: BTreeMap<String, toml::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    id: String,
+    #[serde(default = "default_kind")]
+    kind: String,
+    action: Option<String>,
+    pattern: Option<String>,
+    patterns: Option<Vec<String>>,
+    #[serde(default)]
+    case_insensitive: bool,
+    description: Option<String>,
+    source: Option<String>,
+    #[serde(default)]
+    examples: Vec<String>,
+    #[serde(default)]
+    counterexamples: Vec<String>,
+}
+
+fn default_kind() -> String {
+    "env_fault".to_string()
+}
+
+/// Parses and validates one profile file. `origin` names it in errors (a path or
+/// `builtin:NAME`); `stem` is the default name.
+pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, ProfileError> {
+    let raw: RawProfile = toml::from_str(text).map_err(|e| toml_error(origin, text, &e))?;
+    let name = raw.name.unwrap_or_else(|| stem.to_string());
+    let rule_err = |rule: String, cause: RuleError| ProfileError::Rule { origin: origin.to_string(), rule, cause };
+
+    let mut rules = Vec::with_capacity(raw.env_fault_patterns.len() + raw.rule.len());
+    for (i, pattern) in raw.env_fault_patterns.into_iter().enumerate() {
+        let id = format!("env_fault_patterns[{i}]");
+        check_pattern(&pattern, false).map_err(|c| rule_err(id.clone(), c))?;
+        rules.push(Rule {
+            id,
+            profile: name.clone(),
+            kind: "env_fault".into(),
+            action: Action::Pause,
+            patterns: vec![pattern],
+            case_insensitive: false,
+            description: None,
+            source: None,
+            examples: Vec::new(),
+            counterexamples: Vec::new(),
+        });
+    }
+
+    let mut seen = HashSet::new();
+    for (i, table) in raw.rule.into_iter().enumerate() {
+        let label = table.get("id").and_then(|v| v.as_str()).map_or_else(|| format!("#{}", i + 1), str::to_string);
+        let rule = rule_from_table(&name, table).map_err(|c| rule_err(label.clone(), c))?;
+        if !seen.insert(rule.id.clone()) {
+            return Err(rule_err(label, RuleError::DuplicateId));
+        }
+        rules.push(rule);
+    }
+
+    Ok(ProfileFile {
+        name,
+        description: raw.description,
+        carries_model_output: raw.carries_model_output,
+        extends: raw.extends,
+        disable: raw.disable,
+        rules,
+        unknown_keys: raw.other.into_keys().collect(),
+    })
+}
+
+fn rule_from_table(profile: &str, table: toml::Table) -> Result<Rule, RuleError> {
+    let raw: RawRule =
+        toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| RuleError::Field(one_line(e.message())))?;
+    if raw.id.is_empty() || raw.id.contains('/') || raw.id.chars().any(char::is_whitespace) {
+        return Err(RuleError::BadId(raw.id));
+    }
+    if raw.kind.is_empty() || !raw.kind.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_') {
+        return Err(RuleError::BadKind(raw.kind));
+    }
+    let action = match raw.action.as_deref() {
+        None | Some("pause") => Action::Pause,
+        Some("retry") => Action::Retry,
+        Some("charge") => Action::Charge,
+        Some(other) => return Err(RuleError::UnknownAction(other.to_string())),
+    };
+    let patterns = match (raw.pattern, raw.patterns) {
+        (Some(p), None) => vec![p],
+        (None, Some(ps)) if !ps.is_empty() => ps,
+        _ => return Err(RuleError::Patterns),
+    };
+    for p in &patterns {
+        check_pattern(p, raw.case_insensitive)?;
+    }
+    Ok(Rule {
+        id: raw.id,
+        profile: profile.to_string(),
+        kind: raw.kind,
+        action,
+        patterns,
+        case_insensitive: raw.case_insensitive,
+        description: raw.description,
+        source: raw.source,
+        examples: raw.examples,
+        counterexamples: raw.counterexamples,
+    })
+}
+
+/// Syntax-level checks of one pattern: length cap, parse (with plain words for
+/// look-around and back-references), and no match of the empty string. The
+/// size limits are checked when the profile is compiled.
+pub fn check_pattern(pattern: &str, case_insensitive: bool) -> Result<(), RuleError> {
+    if pattern.len() > MAX_PATTERN_LEN {
+        return Err(RuleError::PatternTooLong { len: pattern.len(), max: MAX_PATTERN_LEN });
+    }
+    let hir = regex_syntax::ParserBuilder::new()
+        .nest_limit(NEST_LIMIT)
+        .case_insensitive(case_insensitive)
+        .build()
+        .parse(pattern)
+        .map_err(|e| syntax_error(pattern, &e))?;
+    if hir.properties().minimum_len() == Some(0) {
+        return Err(RuleError::MatchesEmpty { pattern: pattern.to_string() });
+    }
+    Ok(())
+}
+
+fn syntax_error(pattern: &str, err: &regex_syntax::Error) -> RuleError {
+    use regex_syntax::ast::ErrorKind;
+    if let regex_syntax::Error::Parse(e) = err {
+        let construct = match e.kind() {
+            ErrorKind::UnsupportedLookAround => Some("look-around"),
+            ErrorKind::UnsupportedBackreference => Some("a back-reference"),
+            _ => None,
+        };
+        if let Some(construct) = construct {
+            return RuleError::Unsupported { pattern: pattern.to_string(), construct };
+        }
+        return RuleError::Regex {
+            pattern: pattern.to_string(),
+            message: format!("{} (at byte {})", e.kind(), e.span().start.offset),
+        };
+    }
+    RuleError::Regex { pattern: pattern.to_string(), message: one_line(&err.to_string()) }
+}
+
+fn toml_error(origin: &str, text: &str, err: &toml::de::Error) -> ProfileError {
+    let at = err.span().map_or(0, |s| s.start).min(text.len());
+    let before = text.get(..at).unwrap_or("");
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    ProfileError::Toml { origin: origin.to_string(), line, column, message: one_line(err.message()) }
+}
+
+/// Error messages are one line on stderr.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(text: &str) -> Result<ProfileFile, String> {
+        parse("t.toml", "t", text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn parses_rules_and_defaults() {
+        let p = parse_str(
+            r#"
+description = "d"
+[[rule]]
+id = "r1"
+kind = "connection"
+pattern = 'Unable to connect'
+examples = ["Unable to connect"]
+[[rule]]
+id = "r2"
+action = "retry"
+patterns = ['a+b', 'c+d']
+case_insensitive = true
+"#,
+        )
+        .unwrap();
+        assert_eq!(p.name, "t");
+        assert_eq!(p.rules.len(), 2);
+        assert_eq!((p.rules[0].action, p.rules[0].kind.as_str()), (Action::Pause, "connection"));
+        assert_eq!((p.rules[1].action, p.rules[1].kind.as_str()), (Action::Retry, "env_fault"));
+        assert_eq!(p.rules[1].effective_patterns().collect::<Vec<_>>(), ["(?i)a+b", "(?i)c+d"]);
+        assert_eq!(p.rules[0].qualified_id(), "t/r1");
+    }
+
+    #[test]
+    fn foreign_orchestrator_profile_loads_with_shorthand() {
+        let p = parse_str(
+            r#"
+binary = "claude"
+bypass_args = ["--dangerously-skip-permissions"]
+env_fault_patterns = ['API Error: 5\d\d', 'Unable to connect to API']
+[env]
+FOO = "1"
+[hooks]
+pre = "echo hi"
+"#,
+        )
+        .unwrap();
+        assert_eq!(p.rules.len(), 2);
+        assert_eq!(p.rules[1].id, "env_fault_patterns[1]");
+        assert_eq!((p.rules[1].kind.as_str(), p.rules[1].action), ("env_fault", Action::Pause));
+        assert_eq!(p.unknown_keys, ["binary", "bypass_args", "env", "hooks"]);
+    }
+
+    #[test]
+    fn toml_error_has_line_and_column() {
+        let e = parse_str("name = \"x\"\n[[rule]\nid = 1\n").unwrap_err();
+        assert!(e.starts_with("t.toml:2:"), "{e}");
+    }
+
+    #[test]
+    fn unknown_rule_key_names_rule_and_key() {
+        let e = parse_str("[[rule]]\nid = \"r\"\npatern = 'x'\n").unwrap_err();
+        assert!(e.contains("rule `r`") && e.contains("patern"), "{e}");
+    }
+
+    #[test]
+    fn rejections_name_the_rule_and_cause() {
+        let cases = [
+            ("[[rule]]\nid = \"a\"\npattern = '(?<=x)y'\n", "look-around"),
+            ("[[rule]]\nid = \"a\"\npattern = '(x)\\1'\n", "back-reference"),
+            ("[[rule]]\nid = \"a\"\npattern = 'x*'\n", "empty string"),
+            ("[[rule]]\nid = \"a\"\npattern = '(unclosed'\n", "invalid regex"),
+            ("[[rule]]\nid = \"a\"\npattern = 'x'\naction = \"panic\"\n", "unknown action `panic`"),
+            ("[[rule]]\nid = \"a\"\npattern = 'x'\n[[rule]]\nid = \"a\"\npattern = 'y'\n", "duplicate rule id"),
+            ("[[rule]]\nid = \"a\"\nkind = \"Conn\"\npattern = 'x'\n", "lower_snake"),
+            ("[[rule]]\nid = \"a\"\n", "exactly one of"),
+        ];
+        for (text, needle) in cases {
+            let e = parse_str(text).unwrap_err();
+            assert!(e.starts_with("t.toml: rule `a`: ") && e.contains(needle), "{needle}: {e}");
+        }
+    }
+
+    #[test]
+    fn overlong_and_too_deep_patterns_are_rejected() {
+        let long = format!("[[rule]]\nid = \"a\"\npattern = '{}'\n", "x".repeat(MAX_PATTERN_LEN + 1));
+        assert!(parse_str(&long).unwrap_err().contains("the limit is 4096"));
+        let deep = format!("[[rule]]\nid = \"a\"\npattern = '{}x{}'\n", "(".repeat(200), ")".repeat(200));
+        assert!(parse_str(&deep).unwrap_err().contains("rule `a`: invalid regex"));
+    }
+
+    #[test]
+    fn missing_id_is_named_by_position() {
+        let e = parse_str("[[rule]]\npattern = 'x'\n").unwrap_err();
+        assert!(e.contains("rule `#1`") && e.contains("id"), "{e}");
+    }
+}
