@@ -1,0 +1,9 @@
+//! The integration tests: one binary, running the real `faultsift` through the
+//! [`util::Test`] builder and reading its verdicts as typed values.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod util;
+
+mod classify;
+mod profiles;
+mod snapshots;

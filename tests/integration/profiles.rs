@@ -1,0 +1,132 @@
+//! Profile loading through the binary: resolution layers, overlays, the
+//! foreign-orchestrator shorthand, and load errors as one clear line.
+
+use faultsift::Action;
+
+use crate::util::Test;
+
+const FAULT: &str = "  ⎿  API Error (Connection error.) · Retrying in 4 seconds… (attempt 4/10)\n";
+
+fn rule_of(t: Test, stdin: &str) -> Option<String> {
+    t.stdin(stdin).verdict().rule
+}
+
+#[test]
+fn foreign_orchestrator_profile_loads_unchanged() {
+    let profile = r#"
+# A profile written for another orchestrator.
+binary = "claude"
+bypass_args = ["--dangerously-skip-permissions"]
+env_fault_patterns = [
+  'API Error \(Connection error\.\)',
+  'Unable to connect to API',
+]
+[env]
+CLAUDE_CODE_MAX_OUTPUT_TOKENS = "32000"
+[hooks]
+post = "notify-send done"
+"#;
+    let t = Test::new().file("orchestrator/claude.toml", profile);
+    let v = t.args(["classify", "--profile", "orchestrator/claude.toml"]).stdin(FAULT).verdict();
+    assert_eq!((v.action, v.kind.as_deref()), (Action::Pause, Some("env_fault")));
+    assert_eq!(v.rule.as_deref(), Some("claude/env_fault_patterns[0]"));
+    assert_eq!(v.profile_origin, "orchestrator/claude.toml");
+}
+
+#[test]
+fn layers_resolve_in_order() {
+    let mine = |tag: &str| format!("[[rule]]\nid = \"{tag}\"\npattern = 'Connection error'\n");
+    // Every layer holds a `claude.toml`; each run removes the top one.
+    let t = || {
+        Test::new()
+            .file("flag/claude.toml", mine("from-flag"))
+            .file("envpath/claude.toml", mine("from-env-path"))
+            .file(".faultsift/profiles/claude.toml", mine("from-cwd"))
+            .file(".config/faultsift/profiles/claude.toml", mine("from-xdg"))
+    };
+    let base = |t: Test| {
+        let dir = t.path().to_path_buf();
+        t.env("FAULTSIFT_PROFILE_PATH", dir.join("envpath")).args(["classify", "--profile", "claude"])
+    };
+    let t1 = t();
+    let flag = t1.path().join("flag");
+    assert_eq!(rule_of(base(t1).arg("--profile-dir").arg(flag), FAULT).as_deref(), Some("claude/from-flag"));
+    assert_eq!(rule_of(base(t()), FAULT).as_deref(), Some("claude/from-env-path"));
+    let t3 = t();
+    std::fs::remove_dir_all(t3.path().join("envpath")).unwrap();
+    assert_eq!(rule_of(base(t3), FAULT).as_deref(), Some("claude/from-cwd"));
+    let t4 = t();
+    std::fs::remove_dir_all(t4.path().join("envpath")).unwrap();
+    std::fs::remove_dir_all(t4.path().join(".faultsift")).unwrap();
+    assert_eq!(rule_of(base(t4), FAULT).as_deref(), Some("claude/from-xdg"));
+    let t5 = Test::new().args(["classify", "--profile", "claude"]);
+    assert_eq!(rule_of(t5, FAULT).as_deref(), Some("claude/connection-error-retrying"));
+}
+
+#[test]
+fn overlay_extends_and_disables_the_builtin() {
+    let overlay = r#"
+extends = "claude"
+disable = ["claude/connection-error-retrying"]
+[[rule]]
+id = "proxy-down"
+kind = "connection"
+pattern = '^corp-proxy: upstream unreachable$'
+"#;
+    let t = || Test::new().file(".faultsift/profiles/claude.toml", overlay).args(["classify", "--profile", "claude"]);
+    let v = t().stdin(FAULT).verdict();
+    assert_eq!(v.action, Action::Charge, "the disabled rule no longer fires");
+    assert!(v.profile_origin.ends_with(".faultsift/profiles/claude.toml"));
+    let v = t().stdin("corp-proxy: upstream unreachable\n").verdict();
+    assert_eq!(v.rule.as_deref(), Some("claude/proxy-down"));
+    let v = t().stdin("You've hit your limit · resets 2pm (UTC)\n").verdict();
+    assert_eq!(v.rule.as_deref(), Some("claude/hit-your-limit"), "inherited rules still fire");
+}
+
+#[test]
+fn load_errors_are_one_line_naming_file_rule_and_cause() {
+    let cases = [
+        ("broken.toml", "name = \"x\"\n[[rule]\n", "broken.toml:2:"),
+        ("lookaround.toml", "[[rule]]\nid = \"la\"\npattern = 'API(?= Error)'\n", "rule `la`: invalid regex"),
+        (
+            "unknown_key.toml",
+            "[[rule]]\nid = \"uk\"\npattern = 'x'\nexample = ['x']\n",
+            "rule `uk`: unknown field `example`",
+        ),
+        (
+            "dup.toml",
+            "[[rule]]\nid = \"d\"\npattern = 'x'\n[[rule]]\nid = \"d\"\npattern = 'y'\n",
+            "rule `d`: duplicate",
+        ),
+        ("action.toml", "[[rule]]\nid = \"a\"\npattern = 'x'\naction = \"halt\"\n", "rule `a`: unknown action `halt`"),
+        (
+            "empty.toml",
+            "[[rule]]\nid = \"e\"\npattern = '(x)?'\n",
+            "rule `e`: pattern \"(x)?\" can match the empty string",
+        ),
+        ("big.toml", "[[rule]]\nid = \"b\"\npattern = '\\w{1000}{1000}'\n", "rule `b`: pattern"),
+    ];
+    for (file, text, needle) in cases {
+        let out = Test::new().file(file, text).args(["classify", "--profile", file, "x.log"]).status(2).run();
+        assert_eq!(out.stderr.lines().count(), 1, "{file}: {}", out.stderr);
+        assert!(out.stderr.starts_with(&format!("faultsift: {file}")), "{file}: {}", out.stderr);
+        assert!(out.stderr.contains(needle), "{file}: {}", out.stderr);
+        assert_eq!(out.stdout, "");
+    }
+    let out = Test::new()
+        .file("lb.toml", "[[rule]]\nid = \"lb\"\npattern = '(?<!x)y'\n")
+        .args(["classify", "--profile", "lb.toml", "x.log"])
+        .status(2)
+        .run();
+    assert!(
+        out.stderr.contains("look-around is not supported") && out.stderr.contains("linear time"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn unknown_profile_name_lists_the_alternatives() {
+    let out = Test::new().args(["classify", "--profile", "claud", "x.log"]).status(2).run();
+    assert!(out.stderr.contains("no profile named `claud`") && out.stderr.contains("claude"), "{}", out.stderr);
+}
