@@ -12,15 +12,18 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use crate::cli::{ClassifyArgs, Cli, Command};
-use crate::config::{ClassifyConfig, Format, LogSource};
+use clap::CommandFactory;
+
+use crate::bait::{self, BaitLine};
+use crate::cli::{ClassifyArgs, Cli, Command, ExplainArgs, ProfileDirs, TestArgs};
+use crate::config::{ClassifyConfig, Format, LogSource, TestFormat};
 use crate::decide::{self, Subject};
 use crate::exit_codes::ExitCode;
 use crate::matcher::CompiledProfile;
 use crate::profile::{Profile, Resolver};
 use crate::verdict::Verdict;
 use crate::window::{self, Window, WindowSpec};
-use crate::{classify_window, render, verdict};
+use crate::{check, classify_window, render, show, verdict};
 
 /// How long past its deadline a scan may run before the watchdog answers for it.
 pub const WATCHDOG_GRACE: Duration = Duration::from_millis(100);
@@ -30,14 +33,183 @@ pub const WATCHDOG_GRACE: Duration = Duration::from_millis(100);
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Classify(args) => classify(args),
-        Command::Schema => {
-            let schema = serde_json::to_string_pretty(&verdict::json_schema())?;
-            let mut out = io::stdout().lock();
-            writeln!(out, "{schema}")?;
-            out.flush()?;
-            Ok(ExitCode::Success)
+        Command::Explain(args) => explain(args),
+        Command::Test(args) => test(args),
+        Command::Profiles(dirs) => profiles(&dirs),
+        Command::Show(args) => {
+            let profile = Resolver::from_env(&args.dirs.profile_dirs)?.resolve(&args.name)?;
+            print(&show::to_toml(&profile)?)
+        }
+        Command::Schema => print(&format!("{}\n", serde_json::to_string_pretty(&verdict::json_schema())?)),
+        Command::Completions(args) => {
+            let mut out = Vec::new();
+            clap_complete::generate(args.shell, &mut Cli::command(), "faultsift", &mut out);
+            print_bytes(&out)
+        }
+        Command::Man => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+            print_bytes(&out)
         }
     }
+}
+
+fn print(text: &str) -> Result<ExitCode> {
+    print_bytes(text.as_bytes())
+}
+
+fn print_bytes(bytes: &[u8]) -> Result<ExitCode> {
+    let mut out = io::stdout().lock();
+    out.write_all(bytes)?;
+    out.flush()?;
+    Ok(ExitCode::Success)
+}
+
+fn explain(args: ExplainArgs) -> Result<ExitCode> {
+    let resolver = Resolver::from_env(&args.dirs.profile_dirs)?;
+    let selector = args.profile.clone().ok_or_else(|| resolver.none_given())?;
+    let profile = resolver.resolve(&selector)?;
+    let origin = profile.origin.label();
+    let compiled = CompiledProfile::compile(profile, &origin)?;
+    let source = if args.log.as_os_str() == "-" { LogSource::Stdin } else { LogSource::Path(args.log.clone()) };
+    let label = source.label();
+    let window = read_window(&source, WindowSpec { tail_bytes: args.tail_bytes, since: args.since })
+        .with_context(|| label.clone())?;
+    let color = args.color.resolve(io::stdout().is_terminal(), std::env::var_os("NO_COLOR").as_deref());
+    let subject = Subject { log: &label, profile: &compiled.profile.name, profile_origin: &origin, status: None };
+    print(&crate::explain::explain(&compiled, subject, &window, args.timeout, color))
+}
+
+fn test(args: TestArgs) -> Result<ExitCode> {
+    let resolver = Resolver::from_env(&args.dirs.profile_dirs)?;
+    let selectors: Vec<String> = if args.profiles.is_empty() {
+        resolver.available().into_iter().map(|a| a.name).collect()
+    } else {
+        args.profiles.clone()
+    };
+    let bait: Vec<BaitLine> = bait::lines().collect();
+    let clean_logs = match &args.clean_logs {
+        Some(dir) => read_clean_logs(dir)?,
+        None => Vec::new(),
+    };
+    let mut reports = Vec::new();
+    for selector in &selectors {
+        let profile = resolver.resolve(selector)?;
+        let origin = profile.origin.label();
+        let compiled = CompiledProfile::compile(profile, &origin)?;
+        reports.push(check::check_profile(&compiled, &bait, &clean_logs));
+    }
+    let failed = reports.iter().any(|r| !r.failures.is_empty());
+    let text = match args.format {
+        TestFormat::Human => test_report_human(&reports),
+        TestFormat::Json => {
+            let failures: Vec<_> = reports.iter().flat_map(|r| &r.failures).collect();
+            let warnings: Vec<_> = reports.iter().flat_map(|r| &r.warnings).collect();
+            let counts: Vec<_> = reports.iter().map(|r| &r.counts).collect();
+            let doc =
+                serde_json::json!({ "ok": !failed, "profiles": counts, "failures": failures, "warnings": warnings });
+            format!("{}\n", serde_json::to_string_pretty(&doc)?)
+        }
+    };
+    print(&text)?;
+    Ok(if failed { ExitCode::NoMatch } else { ExitCode::Success })
+}
+
+fn test_report_human(reports: &[check::ProfileReport]) -> String {
+    let mut out = String::new();
+    let line = |f: &check::Finding, tag: &str| {
+        let who = f.rule.clone().unwrap_or_else(|| f.profile.clone());
+        let check = serde_json::to_value(f.check).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let mut s = format!("{tag} {who} [{check}] {}", f.message);
+        if let Some(loc) = &f.location {
+            s.push_str(&format!(" at {loc}"));
+        }
+        if let Some(text) = &f.text {
+            s.push_str(&format!(": {:?}", crate::evidence::safe_text(text)));
+        }
+        s.push('\n');
+        s
+    };
+    for r in reports {
+        for f in &r.failures {
+            out.push_str(&line(f, "FAIL"));
+        }
+        for f in &r.warnings {
+            out.push_str(&line(f, "warn"));
+        }
+    }
+    for r in reports {
+        let c = &r.counts;
+        out.push_str(&format!(
+            "{} {} ({}): {} rules, {} examples, {} counterexamples, {} bait lines, {} own lines{}\n",
+            if c.failures == 0 { "ok  " } else { "FAIL" },
+            c.profile,
+            c.origin,
+            c.rules,
+            c.examples,
+            c.counterexamples,
+            c.bait_lines,
+            c.self_lines,
+            if c.clean_log_lines > 0 { format!(", {} clean-log lines", c.clean_log_lines) } else { String::new() },
+        ));
+    }
+    let failures: usize = reports.iter().map(|r| r.failures.len()).sum();
+    let warnings: usize = reports.iter().map(|r| r.warnings.len()).sum();
+    out.push_str(&format!(
+        "faultsift test: {} profile{}, {failures} failure{}, {warnings} warning{}\n",
+        reports.len(),
+        if reports.len() == 1 { "" } else { "s" },
+        if failures == 1 { "" } else { "s" },
+        if warnings == 1 { "" } else { "s" },
+    ));
+    out
+}
+
+fn read_clean_logs(dir: &std::path::Path) -> Result<Vec<check::CleanLog>> {
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .with_context(|| format!("--clean-logs {}", dir.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let mut file = File::open(&p).with_context(|| p.display().to_string())?;
+            let window = window::read_file(&mut file, WindowSpec { tail_bytes: window::MAX_TAIL_BYTES, since: None })
+                .with_context(|| p.display().to_string())?;
+            Ok(check::CleanLog { name: p.display().to_string(), bytes: window.bytes })
+        })
+        .collect()
+}
+
+fn profiles(dirs: &ProfileDirs) -> Result<ExitCode> {
+    let resolver = Resolver::from_env(&dirs.profile_dirs)?;
+    let mut rows = vec![["NAME".to_string(), "RULES".into(), "MODEL OUTPUT".into(), "ORIGIN".into(), "SHADOWS".into()]];
+    let mut status = ExitCode::Success;
+    for a in resolver.available() {
+        let (rules, model) = match resolver.resolve(&a.name) {
+            Ok(p) => (p.rules.len().to_string(), if p.carries_model_output { "yes" } else { "no" }.to_string()),
+            Err(e) => {
+                eprintln!("faultsift: {e}");
+                status = ExitCode::Error;
+                ("error".into(), "-".into())
+            }
+        };
+        let shadows: Vec<String> = a.shadows.iter().map(|o| o.label()).collect();
+        let shadows = if shadows.is_empty() { "-".to_string() } else { shadows.join(", ") };
+        rows.push([a.name, rules, model, a.origin.label(), shadows]);
+    }
+    let widths: Vec<usize> = (0..5).map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
+    let mut out = String::new();
+    for row in &rows {
+        let cells: Vec<String> = row.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    print(&out)?;
+    Ok(status)
 }
 
 fn classify(args: ClassifyArgs) -> Result<ExitCode> {

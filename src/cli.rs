@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{Format, parse_size, parse_timeout};
+use crate::config::{ColorChoice, Format, TestFormat, parse_size, parse_timeout};
 
 /// Classify why an agent or CI session failed: environment fault (pause/retry)
 /// or the work's own failure (charge).
@@ -24,9 +24,55 @@ pub enum Command {
     /// Classify logs and print one JSON verdict per log.
     #[command(after_help = CLASSIFY_EXAMPLES)]
     Classify(ClassifyArgs),
+    /// Explain the classification of one log, for people.
+    #[command(after_help = EXPLAIN_EXAMPLES)]
+    Explain(ExplainArgs),
+    /// Check profiles: examples, counterexamples, bait corpus, self-match, lints.
+    #[command(after_help = TEST_EXAMPLES)]
+    Test(TestArgs),
+    /// List the profiles that resolve here.
+    #[command(after_help = PROFILES_EXAMPLES)]
+    Profiles(ProfileDirs),
+    /// Print one resolved profile (extends and disable applied) as TOML.
+    #[command(after_help = SHOW_EXAMPLES)]
+    Show(ShowArgs),
     /// Print the JSON Schema of the verdict.
+    #[command(after_help = "Examples:\n  faultsift schema > verdict.schema.json")]
     Schema,
+    /// Print a shell completion script.
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff).
+    #[command(after_help = "Examples:\n  faultsift man > faultsift.1 && man ./faultsift.1")]
+    Man,
 }
+
+const EXPLAIN_EXAMPLES: &str = "\
+Examples:
+  faultsift explain session.log --profile claude
+  faultsift explain session.log --profile ./my-profile.toml --color always | less -R";
+
+const TEST_EXAMPLES: &str = "\
+Examples:
+  faultsift test                      # every profile that resolves here
+  faultsift test claude ./mine.toml
+  faultsift test mine --clean-logs ~/healthy-sessions --format json";
+
+const PROFILES_EXAMPLES: &str = "\
+Examples:
+  faultsift profiles
+  faultsift profiles --profile-dir ./profiles";
+
+const SHOW_EXAMPLES: &str = "\
+Examples:
+  faultsift show claude
+  faultsift show claude > .faultsift/profiles/claude.toml   # start an overlay";
+
+const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  faultsift completions bash > ~/.local/share/bash-completion/completions/faultsift
+  faultsift completions zsh > \"${fpath[1]}/_faultsift\"
+  faultsift completions fish > ~/.config/fish/completions/faultsift.fish";
 
 const CLASSIFY_EXAMPLES: &str = "\
 Examples:
@@ -88,4 +134,84 @@ pub struct ClassifyArgs {
     /// Worker threads (default: one per core).
     #[arg(short = 'j', long, value_name = "N")]
     pub threads: Option<usize>,
+}
+
+/// Where profiles are looked up, beyond the usual layers.
+#[derive(Debug, Args)]
+pub struct ProfileDirs {
+    /// Extra directory searched for profiles before the others (repeatable).
+    #[arg(long = "profile-dir", value_name = "DIR")]
+    pub profile_dirs: Vec<PathBuf>,
+}
+
+/// Options of `explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The log to explain (`-` for standard input).
+    #[arg(value_name = "LOG")]
+    pub log: PathBuf,
+
+    /// Profile name or path (also FAULTSIFT_PROFILE).
+    #[arg(short, long, env = "FAULTSIFT_PROFILE", value_name = "NAME|PATH")]
+    pub profile: Option<String>,
+
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub dirs: ProfileDirs,
+
+    /// How much of the log's end to read.
+    #[arg(long, value_name = "SIZE", default_value = "64KiB", value_parser = parse_size)]
+    pub tail_bytes: u64,
+
+    /// Ignore the bytes before this offset.
+    #[arg(long, value_name = "OFFSET")]
+    pub since: Option<u64>,
+
+    /// Deadline for the scan.
+    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_timeout)]
+    pub timeout: Duration,
+
+    /// Colour: auto (a terminal, and NO_COLOR unset), always or never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// Options of `test`.
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    /// Profiles (names or paths); none means every profile that resolves here.
+    #[arg(value_name = "PROFILE|PATH")]
+    pub profiles: Vec<String>,
+
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub dirs: ProfileDirs,
+
+    /// A directory of healthy sessions' logs: any hit in them is a failure.
+    #[arg(long, value_name = "DIR")]
+    pub clean_logs: Option<PathBuf>,
+
+    /// Output: one line per failure for people, or one JSON object for CI.
+    #[arg(long, value_enum, default_value_t = TestFormat::Human)]
+    pub format: TestFormat,
+}
+
+/// Options of `show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The profile (name or path).
+    #[arg(value_name = "NAME|PATH")]
+    pub name: String,
+
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub dirs: ProfileDirs,
+}
+
+/// Options of `completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }

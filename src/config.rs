@@ -37,6 +37,37 @@ pub enum Format {
     Text,
 }
 
+/// When to colour output for people.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// When stdout is a terminal and `NO_COLOR` is unset or empty.
+    Auto,
+    /// Always (overrides `NO_COLOR`).
+    Always,
+    /// Never.
+    Never,
+}
+
+impl ColorChoice {
+    /// Resolves `auto` from whether the output is a terminal and `NO_COLOR`.
+    pub fn resolve(self, is_terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => is_terminal && no_color.is_none_or(|v| v.is_empty()),
+        }
+    }
+}
+
+/// Output formats of `test`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TestFormat {
+    /// One line per failure, then a summary line.
+    Human,
+    /// One JSON object: per-profile counts, failures, warnings.
+    Json,
+}
+
 /// Everything `classify` needs besides the profile.
 #[derive(Debug, Clone)]
 pub struct ClassifyConfig {
@@ -127,6 +158,17 @@ mod tests {
         assert!(parse_size("lots").unwrap_err().contains("not a size"));
         assert!(parse_size("5 parsecs").unwrap_err().contains("unknown unit"));
         assert!(parse_size("99999999999999999999KiB").is_err());
+    }
+
+    #[test]
+    fn color_choice() {
+        use std::ffi::OsStr;
+        assert!(ColorChoice::Auto.resolve(true, None));
+        assert!(ColorChoice::Auto.resolve(true, Some(OsStr::new(""))));
+        assert!(!ColorChoice::Auto.resolve(true, Some(OsStr::new("1"))));
+        assert!(!ColorChoice::Auto.resolve(false, None));
+        assert!(ColorChoice::Always.resolve(false, Some(OsStr::new("1"))));
+        assert!(!ColorChoice::Never.resolve(true, None));
     }
 
     #[test]

@@ -10,6 +10,8 @@
 //! reads logs, runs the stages on worker threads under a watchdog, and writes.
 
 pub mod app;
+pub mod bait;
+pub mod check;
 pub mod clean;
 pub mod cli;
 pub mod config;
@@ -17,11 +19,13 @@ pub mod decide;
 pub mod error;
 pub mod evidence;
 pub mod exit_codes;
+pub mod explain;
 pub mod hints;
 pub mod matcher;
 pub mod profile;
 pub mod redact;
 pub mod render;
+pub mod show;
 pub mod verdict;
 pub mod window;
 

@@ -211,6 +211,7 @@ mod tests {
             origin: Origin::Builtin,
             rules: f.rules,
             unknown_keys: Vec::new(),
+            texts: Vec::new(),
         };
         CompiledProfile::compile(p, "t.toml")
     }

@@ -51,4 +51,7 @@ pub struct Profile {
     pub rules: Vec<Rule>,
     /// Unknown top-level keys of its files (reported by `test`).
     pub unknown_keys: Vec<String>,
+    /// Every file it was built from, base first: `(origin label, TOML text)`.
+    /// `test` checks that no rule matches a line of them.
+    pub texts: Vec<(String, String)>,
 }

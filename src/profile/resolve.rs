@@ -162,8 +162,9 @@ impl Resolver {
             Origin::File(p) => p.display().to_string(),
         };
         let file = schema::parse(&origin_label, &found.stem, &found.text)?;
+        let text = (origin_label.clone(), found.text);
         let Some(base_name) = file.extends.clone() else {
-            return Ok(standalone(file, found.origin));
+            return Ok(standalone(file, found.origin, text));
         };
         if depth >= MAX_EXTENDS_DEPTH {
             return Err(ProfileError::Extends {
@@ -181,11 +182,11 @@ impl Resolver {
             message: format!("extends `{base_name}`, which does not resolve"),
         })?;
         let base = self.build(base_found, depth + 1)?;
-        merge(base, file, found.origin, &origin_label)
+        merge(base, file, found.origin, text)
     }
 }
 
-fn standalone(file: ProfileFile, origin: Origin) -> Profile {
+fn standalone(file: ProfileFile, origin: Origin, text: (String, String)) -> Profile {
     Profile {
         name: file.name,
         description: file.description,
@@ -193,18 +194,19 @@ fn standalone(file: ProfileFile, origin: Origin) -> Profile {
         origin,
         rules: file.rules,
         unknown_keys: file.unknown_keys,
+        texts: vec![text],
     }
 }
 
 /// Applies `file` over `base`: `disable` drops inherited rules; an own rule with
 /// an inherited rule's id replaces it in place; other own rules follow.
-fn merge(base: Profile, file: ProfileFile, origin: Origin, origin_label: &str) -> Result<Profile, ProfileError> {
+fn merge(base: Profile, file: ProfileFile, origin: Origin, text: (String, String)) -> Result<Profile, ProfileError> {
     let mut rules = base.rules;
     for id in &file.disable {
         let before = rules.len();
         rules.retain(|r| r.id != *id && r.qualified_id() != *id);
         if rules.len() == before {
-            return Err(ProfileError::UnknownDisable { origin: origin_label.to_string(), rule: id.clone() });
+            return Err(ProfileError::UnknownDisable { origin: text.0, rule: id.clone() });
         }
     }
     for rule in file.rules {
@@ -215,6 +217,8 @@ fn merge(base: Profile, file: ProfileFile, origin: Origin, origin_label: &str) -
     }
     let mut unknown_keys = base.unknown_keys;
     unknown_keys.extend(file.unknown_keys);
+    let mut texts = base.texts;
+    texts.push(text);
     Ok(Profile {
         name: file.name,
         description: file.description.or(base.description),
@@ -222,6 +226,7 @@ fn merge(base: Profile, file: ProfileFile, origin: Origin, origin_label: &str) -
         origin,
         rules,
         unknown_keys,
+        texts,
     })
 }
 

@@ -7,3 +7,4 @@ mod util;
 mod classify;
 mod profiles;
 mod snapshots;
+mod toolkit;

@@ -1,0 +1,390 @@
+//! The checks of `faultsift test` (SPEC §5): examples, counterexamples, the bait
+//! corpus, self-match, lints, and clean logs. Pure: profiles and texts in,
+//! findings out.
+
+use regex_syntax::hir::{Class, Hir, HirKind};
+use serde::Serialize;
+
+use crate::bait::BaitLine;
+use crate::clean::{clean, clean_line};
+use crate::matcher::CompiledProfile;
+
+/// A literal shorter than this (in characters) cannot anchor a fast search.
+pub const MIN_LITERAL: usize = 4;
+
+/// Cause words that prove nothing on their own (SPEC §4 precision doctrine).
+pub const BARE_CAUSES: &[&str] = &[
+    "quota",
+    "rate limit",
+    "rate limited",
+    "429",
+    "too many requests",
+    "usage limit reached",
+    "overloaded",
+    "api error",
+];
+
+/// A counted repetition of a class that compiles to more UTF-8 sequences than
+/// this is flagged: the automaton holds one copy per count.
+const MAX_REPEATED_CLASS_SEQUENCES: usize = 40;
+
+/// Which check a finding comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CheckKind {
+    /// An example that its rule does not match.
+    Example,
+    /// A counterexample that some rule matches.
+    Counterexample,
+    /// A bait line that some rule matches.
+    Bait,
+    /// A line of the profile's own file that some rule matches.
+    SelfMatch,
+    /// A line of a `--clean-logs` log that some rule matches.
+    CleanLog,
+    /// A pattern with no literal of [`MIN_LITERAL`] characters.
+    NoLiteral,
+    /// A pattern that matches a bare cause word on its own.
+    BareCause,
+    /// A rule whose examples all go to an earlier rule.
+    NeverWins,
+    /// A counted repetition of a large Unicode class.
+    UnicodeRepetition,
+    /// A top-level key that is not part of the format (a warning).
+    UnknownKey,
+}
+
+/// One failed check (or warning).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// The profile.
+    pub profile: String,
+    /// The rule concerned (`profile/id`), if one.
+    pub rule: Option<String>,
+    /// Which check.
+    pub check: CheckKind,
+    /// What is wrong, in a sentence.
+    pub message: String,
+    /// Where the offending text is (`file:line`), if it is in a file.
+    pub location: Option<String>,
+    /// The offending text (cleaned), if any.
+    pub text: Option<String>,
+}
+
+/// What was checked for one profile.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// The profile.
+    pub profile: String,
+    /// Its origin (`builtin` or a path).
+    pub origin: String,
+    /// Rules.
+    pub rules: usize,
+    /// Examples checked.
+    pub examples: usize,
+    /// Counterexamples checked.
+    pub counterexamples: usize,
+    /// Bait lines checked (0 unless the profile carries model output).
+    pub bait_lines: usize,
+    /// Lines of its own files checked.
+    pub self_lines: usize,
+    /// Clean-log lines checked.
+    pub clean_log_lines: usize,
+    /// Failures.
+    pub failures: usize,
+    /// Warnings.
+    pub warnings: usize,
+}
+
+/// The findings for one profile.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ProfileReport {
+    /// What was checked.
+    pub counts: Counts,
+    /// Failed checks.
+    pub failures: Vec<Finding>,
+    /// Findings that do not fail the run (unknown top-level keys).
+    pub warnings: Vec<Finding>,
+}
+
+/// A healthy session's log for `--clean-logs`.
+#[derive(Debug, Clone)]
+pub struct CleanLog {
+    /// Its name, as reported.
+    pub name: String,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// Runs every check on one profile.
+pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: &[CleanLog]) -> ProfileReport {
+    let profile = &compiled.profile;
+    let mut r = ProfileReport::default();
+    let c = &mut r.counts;
+    c.profile = profile.name.clone();
+    c.origin = profile.origin.label();
+    c.rules = profile.rules.len();
+    let finding = |rule: Option<String>, check, message: String, location: Option<String>, text: Option<String>| {
+        Finding { profile: profile.name.clone(), rule, check, message, location, text }
+    };
+    let first_rule = |text: &str| compiled.first_rule(&clean_line(text)).map(|(rule, _)| rule);
+    let qid = |i: usize| profile.rules[i].qualified_id();
+
+    for (i, rule) in profile.rules.iter().enumerate() {
+        for example in &rule.examples {
+            c.examples += 1;
+            let line = clean_line(example);
+            let matched = compiled.matching_patterns(&line).into_iter().any(|p| compiled.rule_of(p) == i);
+            if !matched {
+                r.failures.push(finding(
+                    Some(qid(i)),
+                    CheckKind::Example,
+                    "example is not matched by its rule".into(),
+                    None,
+                    Some(line),
+                ));
+            }
+        }
+        for counter in &rule.counterexamples {
+            c.counterexamples += 1;
+            if let Some(hit) = first_rule(counter) {
+                r.failures.push(finding(
+                    Some(qid(i)),
+                    CheckKind::Counterexample,
+                    format!("counterexample is matched by rule {}", qid(hit)),
+                    None,
+                    Some(clean_line(counter)),
+                ));
+            }
+        }
+        if !rule.examples.is_empty() && rule.examples.iter().all(|e| first_rule(e).is_some_and(|w| w < i)) {
+            let earlier = rule.examples.first().and_then(|e| first_rule(e)).map(qid).unwrap_or_default();
+            r.failures.push(finding(
+                Some(qid(i)),
+                CheckKind::NeverWins,
+                format!("can never win: an earlier rule ({earlier}) matches all its examples"),
+                None,
+                None,
+            ));
+        }
+        for pattern in rule.effective_patterns() {
+            r.failures.extend(
+                lint_pattern(&pattern)
+                    .into_iter()
+                    .map(|(check, message)| finding(Some(qid(i)), check, message, None, Some(pattern.clone()))),
+            );
+        }
+    }
+
+    if profile.carries_model_output {
+        for b in bait {
+            c.bait_lines += 1;
+            if let Some(hit) = first_rule(b.text) {
+                r.failures.push(finding(
+                    Some(qid(hit)),
+                    CheckKind::Bait,
+                    "matches a bait line (healthy-session output)".into(),
+                    Some(format!("testdata/bait/{}:{}", b.file, b.line)),
+                    Some(clean_line(b.text)),
+                ));
+            }
+        }
+    }
+
+    for (origin, text) in &profile.texts {
+        for (n, line) in text.lines().enumerate() {
+            c.self_lines += 1;
+            if let Some(hit) = first_rule(line) {
+                r.failures.push(finding(
+                    Some(qid(hit)),
+                    CheckKind::SelfMatch,
+                    "matches a line of its own profile file (a session that prints the profile would pause itself)"
+                        .into(),
+                    Some(format!("{origin}:{}", n + 1)),
+                    Some(clean_line(line)),
+                ));
+            }
+        }
+    }
+
+    for log in clean_logs {
+        let cleaned = clean(&log.bytes, false);
+        for (offset, line) in cleaned.iter() {
+            c.clean_log_lines += 1;
+            if let Some((hit, _)) = compiled.first_rule(line) {
+                let line_no = log.bytes[..offset.min(log.bytes.len())].iter().filter(|&&b| b == b'\n').count() + 1;
+                r.failures.push(finding(
+                    Some(qid(hit)),
+                    CheckKind::CleanLog,
+                    "matches a line of a healthy session's log".into(),
+                    Some(format!("{}:{line_no}", log.name)),
+                    Some(line.to_string()),
+                ));
+            }
+        }
+    }
+
+    for key in &profile.unknown_keys {
+        r.warnings.push(finding(
+            None,
+            CheckKind::UnknownKey,
+            format!("unknown top-level key `{key}` (ignored by classify)"),
+            None,
+            None,
+        ));
+    }
+    r.counts.failures = r.failures.len();
+    r.counts.warnings = r.warnings.len();
+    r
+}
+
+/// Lint findings for one pattern.
+fn lint_pattern(pattern: &str) -> Vec<(CheckKind, String)> {
+    let mut out = Vec::new();
+    // The pattern compiled, so it parses; a parse failure here only skips lints.
+    let Ok(hir) = regex_syntax::Parser::new().parse(pattern) else { return out };
+    let literal = literal_info(&hir).best;
+    if literal < MIN_LITERAL {
+        out.push((
+            CheckKind::NoLiteral,
+            format!("no literal of {MIN_LITERAL} characters (longest: {literal}): the pattern is vague and slow"),
+        ));
+    }
+    let Ok(re) = regex::Regex::new(pattern) else { return out };
+    for word in BARE_CAUSES {
+        let forms = [word.to_string(), capitalize(word), word.to_uppercase()];
+        if forms.iter().any(|f| re.is_match(f)) {
+            out.push((CheckKind::BareCause, format!("matches the bare cause `{word}` on its own")));
+        }
+    }
+    if let Some(seqs) = worst_repeated_class(&hir) {
+        out.push((
+            CheckKind::UnicodeRepetition,
+            format!(
+                "counted repetition of a class of {seqs} UTF-8 sequences inflates the automaton: use an ASCII class or an unbounded repetition"
+            ),
+        ));
+    }
+    out
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+}
+
+struct Literal {
+    /// Length in characters when the node is entirely literal (zero-width
+    /// assertions count as 0), else None.
+    whole: Option<usize>,
+    /// The longest literal run the node requires.
+    best: usize,
+}
+
+fn literal_info(hir: &Hir) -> Literal {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => Literal { whole: Some(0), best: 0 },
+        HirKind::Literal(lit) => {
+            let n = String::from_utf8_lossy(&lit.0).chars().count();
+            Literal { whole: Some(n), best: n }
+        }
+        // A case-folded letter ([aA]) stands for one literal character.
+        HirKind::Class(class) => {
+            let small = match class {
+                Class::Unicode(u) => u.ranges().iter().map(|r| r.end() as u32 - r.start() as u32 + 1).sum::<u32>() <= 2,
+                Class::Bytes(b) => b.ranges().iter().map(|r| u32::from(r.end() - r.start()) + 1).sum::<u32>() <= 2,
+            };
+            if small { Literal { whole: Some(1), best: 1 } } else { Literal { whole: None, best: 0 } }
+        }
+        HirKind::Capture(cap) => literal_info(&cap.sub),
+        HirKind::Repetition(rep) => {
+            let sub = literal_info(&rep.sub);
+            if rep.min == 0 {
+                Literal { whole: None, best: 0 }
+            } else if rep.min == 1 && rep.max == Some(1) {
+                sub
+            } else {
+                Literal { whole: None, best: sub.best }
+            }
+        }
+        HirKind::Concat(subs) => {
+            let (mut run, mut best) = (0, 0);
+            for s in subs {
+                let info = literal_info(s);
+                best = best.max(info.best);
+                match info.whole {
+                    Some(n) => {
+                        run += n;
+                        best = best.max(run);
+                    }
+                    None => run = 0,
+                }
+            }
+            Literal { whole: None, best }
+        }
+        HirKind::Alternation(subs) => {
+            Literal { whole: None, best: subs.iter().map(|s| literal_info(s).best).min().unwrap_or(0) }
+        }
+    }
+}
+
+/// The size (in UTF-8 sequences) of the largest class inside a counted
+/// repetition, when it is over the limit.
+fn worst_repeated_class(hir: &Hir) -> Option<usize> {
+    fn class_sequences(hir: &Hir) -> usize {
+        match hir.kind() {
+            HirKind::Class(Class::Unicode(u)) => {
+                u.ranges().iter().map(|r| regex_syntax::utf8::Utf8Sequences::new(r.start(), r.end()).count()).sum()
+            }
+            HirKind::Capture(c) => class_sequences(&c.sub),
+            HirKind::Repetition(r) => class_sequences(&r.sub),
+            HirKind::Concat(s) | HirKind::Alternation(s) => s.iter().map(class_sequences).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+    match hir.kind() {
+        HirKind::Repetition(rep) => {
+            let counted = rep.min > 1 || rep.max.is_some_and(|m| m > 1);
+            let inner = class_sequences(&rep.sub);
+            if counted && inner > MAX_REPEATED_CLASS_SEQUENCES { Some(inner) } else { worst_repeated_class(&rep.sub) }
+        }
+        HirKind::Capture(c) => worst_repeated_class(&c.sub),
+        HirKind::Concat(s) | HirKind::Alternation(s) => s.iter().filter_map(worst_repeated_class).max(),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lit(p: &str) -> usize {
+        literal_info(&regex_syntax::Parser::new().parse(p).unwrap()).best
+    }
+
+    #[test]
+    fn longest_required_literal() {
+        assert_eq!(lit("API Error"), 9);
+        assert_eq!(lit(r"^\s*API (?:Error|Fault): x"), 6);
+        assert_eq!(lit(r"(?i)quota"), 5);
+        assert_eq!(lit(r"\d+ ms"), 3);
+        assert_eq!(lit(r"(?:abcdef)?x"), 1);
+        assert_eq!(lit(r"foo|barbaz"), 3);
+    }
+
+    #[test]
+    fn large_unicode_classes_in_counted_repetitions() {
+        let worst = |p: &str| worst_repeated_class(&regex_syntax::Parser::new().parse(p).unwrap());
+        assert!(worst(r"\w{2,40}").is_some());
+        assert!(worst(r"(?:x\w){3}").is_some());
+        assert_eq!(worst(r"\w+"), None, "unbounded repetition is a loop, not copies");
+        assert_eq!(worst(r"[A-Za-z0-9_]{1,40}"), None);
+        assert_eq!(worst(r"(?:[⎿⏺●■]\s*){0,2}"), None, "a handful of glyphs is small");
+    }
+
+    #[test]
+    fn capitalize_first_letter() {
+        assert_eq!(capitalize("rate limit"), "Rate limit");
+        assert_eq!(capitalize(""), "");
+    }
+}

@@ -1,0 +1,165 @@
+//! `faultsift explain`: the classification of one log told for people — the
+//! window, every matching line with its rule and the match highlighted, the
+//! winner and why, context around it, the action and the reason. Pure: returns
+//! the text.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use crate::clean::clean;
+use crate::decide::{self, Subject};
+use crate::evidence::{evidence, safe_text};
+use crate::matcher::CompiledProfile;
+use crate::window::Window;
+
+/// Lines of context shown before and after the winning line.
+pub const CONTEXT: usize = 2;
+
+struct Style {
+    color: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.color { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_string() }
+    }
+    fn bold(&self, t: &str) -> String {
+        self.paint("1", t)
+    }
+    fn dim(&self, t: &str) -> String {
+        self.paint("2", t)
+    }
+    fn action(&self, action: crate::Action) -> String {
+        let code = match action {
+            crate::Action::Pause => "1;33",
+            crate::Action::Retry => "1;36",
+            crate::Action::Charge => "1;31",
+            crate::Action::Skip => "1",
+        };
+        self.paint(code, action.as_str())
+    }
+}
+
+/// Explains the classification of `window` with `compiled`.
+pub fn explain(
+    compiled: &CompiledProfile,
+    subject: Subject<'_>,
+    window: &Window,
+    timeout: Duration,
+    color: bool,
+) -> String {
+    let style = Style { color };
+    let profile = &compiled.profile;
+    let cleaned = clean(&window.bytes, window.starts_mid_line);
+    let scan = compiled.scan(&cleaned, Some(Instant::now() + timeout));
+    let verdict = decide::decide(subject, compiled, window, &cleaned, &scan, timeout);
+    let mut out = String::new();
+
+    let _ = writeln!(
+        out,
+        "{} {} with profile {} ({}, {} rules)",
+        style.bold("log"),
+        subject.log,
+        style.bold(&profile.name),
+        profile.origin.label(),
+        profile.rules.len()
+    );
+    let whole = if window.truncated() { "the last bytes of the log" } else { "the whole log" };
+    let _ = writeln!(
+        out,
+        "{} bytes {}..{} of {} ({whole}{}{}), {} lines after cleaning",
+        style.bold("window"),
+        window.start,
+        window.end(),
+        window.log_bytes,
+        if window.rotated { "; --since was past the end: the log was replaced" } else { "" },
+        if window.starts_mid_line { "; its first line was cut and is dropped unless alone" } else { "" },
+        cleaned.lines.len()
+    );
+
+    // Every line that has a hit, in window order.
+    let hits: Vec<(usize, usize, usize)> = cleaned
+        .lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| compiled.first_rule(cleaned.line_text(l)).map(|(r, p)| (i, r, p)))
+        .collect();
+    let _ = writeln!(out, "\n{} ({})", style.bold("matching lines"), hits.len());
+    for &(i, r, p) in &hits {
+        let rule = &profile.rules[r];
+        let line = &cleaned.lines[i];
+        let _ = writeln!(
+            out,
+            "  @{:<8} {}  {} → {}",
+            window.start + line.offset as u64,
+            style.bold(&rule.qualified_id()),
+            rule.kind,
+            style.action(rule.action)
+        );
+        let _ = writeln!(out, "             {}", highlighted(compiled, p, cleaned.line_text(line), &style, 13));
+    }
+
+    if let Some(win) = scan.last.filter(|_| !scan.timed_out) {
+        let line = &cleaned.lines[win.line];
+        let _ = writeln!(
+            out,
+            "\n{} @{} {} — the last hit in the window wins (recency: the state the session died in)",
+            style.bold("winner"),
+            window.start + line.offset as u64,
+            style.bold(&profile.rules[win.rule].qualified_id())
+        );
+        let _ = writeln!(out, "{}", style.bold("context"));
+        let from = win.line.saturating_sub(CONTEXT);
+        let to = (win.line + CONTEXT + 1).min(cleaned.lines.len());
+        for i in from..to {
+            let l = &cleaned.lines[i];
+            let text = cleaned.line_text(l);
+            let marker = if i == win.line { "▶" } else { " " };
+            let shown = if i == win.line {
+                highlighted(compiled, win.pattern, text, &style, 14)
+            } else {
+                style.dim(&evidence(text, 0, false))
+            };
+            let _ = writeln!(out, "  {marker} @{:<8} {shown}", window.start + l.offset as u64);
+        }
+    } else if scan.timed_out {
+        let _ = writeln!(out, "\n{} the scan passed the deadline: classification declined", style.bold("timed out"));
+    } else {
+        let _ = writeln!(out, "\n{} no rule matched: nothing says the environment failed", style.bold("winner"));
+    }
+    let meaning = match verdict.action {
+        crate::Action::Pause => "environment fault: do not charge; a person or the outage must pass",
+        crate::Action::Retry => "transient environment fault: retry after a backoff, do not charge",
+        crate::Action::Charge => "charge the attempt",
+        crate::Action::Skip => "not classified",
+    };
+    let _ = writeln!(out, "{} {} ({meaning})", style.bold("action"), style.action(verdict.action));
+    let _ = writeln!(out, "{} {}", style.bold("reason"), verdict.reason);
+    for (name, value) in &verdict.captures.groups {
+        let _ = writeln!(out, "{} {name} = {value}", style.bold("capture"));
+    }
+    if let Some(secs) = verdict.captures.retry_after_s {
+        let _ = writeln!(out, "{} retry_after_s = {secs}", style.bold("capture"));
+    }
+    out
+}
+
+/// The line as evidence (cut, sanitised, redacted), with the match painted or,
+/// without colour, underlined with carets on the next line, which is indented
+/// by `indent` columns like the line itself.
+fn highlighted(compiled: &CompiledProfile, pattern: usize, text: &str, style: &Style, indent: usize) -> String {
+    let found = compiled.find(pattern, text);
+    let start = found.as_ref().map_or(0, |f| f.start);
+    let shown = evidence(text, start, false);
+    let Some(found) = found else { return shown };
+    let matched = safe_text(text.get(found.start..found.end).unwrap_or(""));
+    let Some(at) = shown.find(&matched).filter(|_| !matched.is_empty()) else { return shown };
+    let (before, rest) = shown.split_at(at);
+    let (m, after) = rest.split_at(matched.len());
+    if style.color {
+        format!("{before}{}{after}", style.paint("1;31", m))
+    } else {
+        let pad = before.chars().count();
+        format!("{shown}\n{}{}", " ".repeat(indent + pad), "^".repeat(m.chars().count()))
+    }
+}

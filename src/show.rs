@@ -1,0 +1,69 @@
+//! `faultsift show`: a resolved profile (extends and disable applied) written
+//! back as a standalone TOML profile.
+
+use serde::Serialize;
+
+use crate::profile::Profile;
+
+#[derive(Serialize)]
+struct Doc<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    carries_model_output: bool,
+    rule: Vec<RuleDoc<'a>>,
+}
+
+#[derive(Serialize)]
+struct RuleDoc<'a> {
+    id: &'a str,
+    kind: &'a str,
+    action: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pattern: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    patterns: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    case_insensitive: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    examples: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    counterexamples: &'a [String],
+}
+
+/// The profile as TOML, with a header comment saying where it resolved from.
+/// Inherited rules keep their ids; the profile they came from is in a comment.
+pub fn to_toml(profile: &Profile) -> Result<String, toml::ser::Error> {
+    let doc = Doc {
+        name: &profile.name,
+        description: profile.description.as_deref(),
+        carries_model_output: profile.carries_model_output,
+        rule: profile
+            .rules
+            .iter()
+            .map(|r| RuleDoc {
+                id: &r.id,
+                kind: &r.kind,
+                action: r.action.as_str(),
+                pattern: (r.patterns.len() == 1).then(|| r.patterns[0].as_str()),
+                patterns: (r.patterns.len() != 1).then_some(r.patterns.as_slice()),
+                case_insensitive: r.case_insensitive,
+                description: r.description.as_deref(),
+                source: r.source.as_deref(),
+                examples: &r.examples,
+                counterexamples: &r.counterexamples,
+            })
+            .collect(),
+    };
+    let body = toml::to_string_pretty(&doc)?;
+    let files: Vec<&str> = profile.texts.iter().map(|(origin, _)| origin.as_str()).collect();
+    Ok(format!(
+        "# faultsift show {}: resolved from {} (extends and disable applied)\n\n{body}",
+        profile.name,
+        files.join(" <- ")
+    ))
+}
