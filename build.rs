@@ -1,32 +1,139 @@
-//! Compiles the bait corpus (`testdata/bait/*.txt`) into the binary for
-//! `faultsift test`: writes `$OUT_DIR/bait.rs` with one `include_str!` per file.
+//! Build-time data compiled into the binary:
+//!
+//! - `$OUT_DIR/builtins.rs`: every `profiles/*.toml`, as text (for `show` and
+//!   `test`) and as a ready rule table with each pattern's required literals
+//!   (for `classify`, which then parses no TOML and no regex syntax for a
+//!   built-in profile). A built-in pattern that does not parse fails the build.
+//! - `$OUT_DIR/bait.rs`: the bait corpus `testdata/bait/*.txt` for `test`.
 
-use std::path::Path;
+#![allow(clippy::expect_used)] // A build script fails by panicking, with the message.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+#[path = "src/literal.rs"]
+#[allow(dead_code)]
+mod literal;
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/bait");
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    println!("cargo:rerun-if-changed=src/literal.rs");
+    write(&out.join("builtins.rs"), &builtins(&root.join("profiles")));
+    write(&out.join("bait.rs"), &bait(&root.join("testdata/bait")));
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+}
+
+fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
     println!("cargo:rerun-if-changed={}", dir.display());
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
                 .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+                .filter(|p| p.extension().is_some_and(|x| x == ext))
                 .collect()
         })
         .unwrap_or_default();
     files.sort();
+    for f in &files {
+        println!("cargo:rerun-if-changed={}", f.display());
+    }
+    files
+}
+
+fn bait(dir: &Path) -> String {
     let mut out = String::from(
         "/// The bait corpus: `(file name, text)`, sorted by name.\npub const FILES: &[(&str, &str)] = &[\n",
     );
-    for f in &files {
-        println!("cargo:rerun-if-changed={}", f.display());
+    for f in files(dir, "txt") {
         let name = f.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        out.push_str(&format!("    ({name:?}, include_str!({:?})),\n", f.display().to_string()));
+        let _ = writeln!(out, "    ({name:?}, include_str!({:?})),", f.display().to_string());
     }
     out.push_str("];\n");
-    let dest = Path::new(&std::env::var("OUT_DIR").unwrap_or_default()).join("bait.rs");
-    if let Err(e) = std::fs::write(&dest, out) {
-        println!("cargo:warning=cannot write {}: {e}", dest.display());
+    out
+}
+
+fn builtins(dir: &Path) -> String {
+    let mut out = String::from("/// Every built-in profile, sorted by name.\npub const BUILTINS: &[Builtin] = &[\n");
+    for f in files(dir, "toml") {
+        let stem = f.file_stem().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        let text = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let table: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert!(!table.contains_key("env_fault_patterns"), "{}: write [[rule]] tables in built-ins", f.display());
+        let extends = table.get("extends").and_then(|v| v.as_str());
+        let disable: Vec<&str> = table
+            .get("disable")
+            .and_then(|v| v.as_array())
+            .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        let name = table.get("name").and_then(|v| v.as_str()).unwrap_or(&stem).to_string();
+        assert_eq!(name, stem, "{}: a built-in profile's name is its file stem", f.display());
+        let _ = writeln!(
+            out,
+            "    Builtin {{\n        name: {name:?},\n        text: include_str!({:?}),",
+            f.display().to_string()
+        );
+        let model = match table.get("carries_model_output").and_then(|v| v.as_bool()) {
+            Some(m) => format!("Some({m})"),
+            None => "None".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "        carries_model_output: {model},\n        extends: {extends:?},\n        disable: &{disable:?},\n        rules: &["
+        );
+        let rules = table.get("rule").and_then(|v| v.as_array()).cloned().unwrap_or_default();
+        for rule in rules {
+            let get = |k: &str| rule.get(k).and_then(|v| v.as_str()).map(str::to_string);
+            let id = get("id").unwrap_or_else(|| panic!("{}: a rule without id", f.display()));
+            let kind = get("kind").unwrap_or_else(|| "env_fault".into());
+            let action = get("action").unwrap_or_else(|| "pause".into());
+            let variant = match action.as_str() {
+                "pause" => "Pause",
+                "retry" => "Retry",
+                "charge" => "Charge",
+                other => panic!("{}: rule {id}: unknown action {other}", f.display()),
+            };
+            let ci = rule.get("case_insensitive").and_then(|v| v.as_bool()).unwrap_or(false);
+            let patterns: Vec<String> = match (get("pattern"), rule.get("patterns").and_then(|v| v.as_array())) {
+                (Some(p), None) => vec![p],
+                (None, Some(ps)) => ps.iter().filter_map(|p| p.as_str().map(str::to_string)).collect(),
+                _ => panic!("{}: rule {id}: exactly one of pattern or patterns", f.display()),
+            };
+            let _ = write!(
+                out,
+                "            LeanRule {{ id: {id:?}, kind: {kind:?}, action: Action::{variant}, case_insensitive: {ci}, patterns: &["
+            );
+            for p in &patterns {
+                let hir = regex_syntax::ParserBuilder::new()
+                    .case_insensitive(ci)
+                    .nest_limit(64)
+                    .build()
+                    .parse(p)
+                    .unwrap_or_else(|e| panic!("{}: rule {id}: {e}", f.display()));
+                assert_ne!(
+                    hir.properties().minimum_len(),
+                    Some(0),
+                    "{}: rule {id}: matches the empty string",
+                    f.display()
+                );
+                let lits = literal::required(&hir, ci);
+                let _ = write!(
+                    out,
+                    "({p:?}, {}), ",
+                    match lits {
+                        Some(l) => format!("Some(&{l:?})"),
+                        None => "None".to_string(),
+                    }
+                );
+            }
+            out.push_str("] },\n");
+        }
+        out.push_str("        ],\n    },\n");
     }
+    out.push_str("];\n");
+    out
 }

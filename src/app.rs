@@ -124,8 +124,10 @@ fn test_report_human(reports: &[check::ProfileReport]) -> String {
         if let Some(loc) = &f.location {
             s.push_str(&format!(" at {loc}"));
         }
+        // Debug quoting escapes control characters; the text is shown as it is
+        // (a pattern, or a line of the user's own files), not redacted.
         if let Some(text) = &f.text {
-            s.push_str(&format!(": {:?}", crate::evidence::safe_text(text)));
+            s.push_str(&format!(": {text:?}"));
         }
         s.push('\n');
         s
@@ -192,7 +194,7 @@ fn profiles(dirs: &ProfileDirs) -> Result<ExitCode> {
         let (rules, model) = match resolver.resolve(&a.name) {
             Ok(p) => (p.rules.len().to_string(), if p.carries_model_output { "yes" } else { "no" }.to_string()),
             Err(e) => {
-                eprintln!("faultsift: {e}");
+                eprintln!("faultsift: {}", crate::error::printable(&e.to_string()));
                 status = ExitCode::Error;
                 ("error".into(), "-".into())
             }
@@ -229,7 +231,7 @@ fn classify(args: ClassifyArgs) -> Result<ExitCode> {
     classify_logs(Arc::new(job), |v| {
         if let Some(e) = &v.error {
             any_error = true;
-            eprintln!("faultsift: {}: {e}", v.log);
+            eprintln!("faultsift: {}", crate::error::printable(&format!("{}: {e}", v.log)));
         }
         any_fault |= v.env_fault;
         if quiet {

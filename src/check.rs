@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::bait::BaitLine;
 use crate::clean::{clean, clean_line};
+use crate::literal;
 use crate::matcher::CompiledProfile;
 
 /// A literal shorter than this (in characters) cannot anchor a fast search.
@@ -36,7 +37,7 @@ pub enum CheckKind {
     Example,
     /// A counterexample that some rule matches.
     Counterexample,
-    /// A bait line that some rule matches.
+    /// A bait line that a pause or retry rule matches.
     Bait,
     /// A line of the profile's own file that some rule matches.
     SelfMatch,
@@ -169,7 +170,7 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
         }
         for pattern in rule.effective_patterns() {
             r.failures.extend(
-                lint_pattern(&pattern)
+                lint_pattern(&pattern, rule.case_insensitive)
                     .into_iter()
                     .map(|(check, message)| finding(Some(qid(i)), check, message, None, Some(pattern.clone()))),
             );
@@ -179,11 +180,14 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
     if profile.carries_model_output {
         for b in bait {
             c.bait_lines += 1;
-            if let Some(hit) = first_rule(b.text) {
+            // A `charge` rule may name a bait line (the corpus holds the work's
+            // own failures too): the verdict is still `charge`. Only a pause or
+            // retry would stop a healthy session.
+            if let Some(hit) = first_rule(b.text).filter(|&r| profile.rules[r].action.is_env_fault()) {
                 r.failures.push(finding(
                     Some(qid(hit)),
                     CheckKind::Bait,
-                    "matches a bait line (healthy-session output)".into(),
+                    "classifies a bait line (healthy-session output) as an environment fault".into(),
                     Some(format!("testdata/bait/{}:{}", b.file, b.line)),
                     Some(clean_line(b.text)),
                 ));
@@ -239,11 +243,13 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
 }
 
 /// Lint findings for one pattern.
-fn lint_pattern(pattern: &str) -> Vec<(CheckKind, String)> {
+fn lint_pattern(pattern: &str, case_insensitive: bool) -> Vec<(CheckKind, String)> {
     let mut out = Vec::new();
     // The pattern compiled, so it parses; a parse failure here only skips lints.
-    let Ok(hir) = regex_syntax::Parser::new().parse(pattern) else { return out };
-    let literal = literal_info(&hir).best;
+    let Ok(hir) = regex_syntax::ParserBuilder::new().case_insensitive(case_insensitive).build().parse(pattern) else {
+        return out;
+    };
+    let literal = literal::strength(&hir, case_insensitive);
     if literal < MIN_LITERAL {
         out.push((
             CheckKind::NoLiteral,
@@ -271,61 +277,6 @@ fn lint_pattern(pattern: &str) -> Vec<(CheckKind, String)> {
 fn capitalize(s: &str) -> String {
     let mut c = s.chars();
     c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
-}
-
-struct Literal {
-    /// Length in characters when the node is entirely literal (zero-width
-    /// assertions count as 0), else None.
-    whole: Option<usize>,
-    /// The longest literal run the node requires.
-    best: usize,
-}
-
-fn literal_info(hir: &Hir) -> Literal {
-    match hir.kind() {
-        HirKind::Empty | HirKind::Look(_) => Literal { whole: Some(0), best: 0 },
-        HirKind::Literal(lit) => {
-            let n = String::from_utf8_lossy(&lit.0).chars().count();
-            Literal { whole: Some(n), best: n }
-        }
-        // A case-folded letter ([aA]) stands for one literal character.
-        HirKind::Class(class) => {
-            let small = match class {
-                Class::Unicode(u) => u.ranges().iter().map(|r| r.end() as u32 - r.start() as u32 + 1).sum::<u32>() <= 2,
-                Class::Bytes(b) => b.ranges().iter().map(|r| u32::from(r.end() - r.start()) + 1).sum::<u32>() <= 2,
-            };
-            if small { Literal { whole: Some(1), best: 1 } } else { Literal { whole: None, best: 0 } }
-        }
-        HirKind::Capture(cap) => literal_info(&cap.sub),
-        HirKind::Repetition(rep) => {
-            let sub = literal_info(&rep.sub);
-            if rep.min == 0 {
-                Literal { whole: None, best: 0 }
-            } else if rep.min == 1 && rep.max == Some(1) {
-                sub
-            } else {
-                Literal { whole: None, best: sub.best }
-            }
-        }
-        HirKind::Concat(subs) => {
-            let (mut run, mut best) = (0, 0);
-            for s in subs {
-                let info = literal_info(s);
-                best = best.max(info.best);
-                match info.whole {
-                    Some(n) => {
-                        run += n;
-                        best = best.max(run);
-                    }
-                    None => run = 0,
-                }
-            }
-            Literal { whole: None, best }
-        }
-        HirKind::Alternation(subs) => {
-            Literal { whole: None, best: subs.iter().map(|s| literal_info(s).best).min().unwrap_or(0) }
-        }
-    }
 }
 
 /// The size (in UTF-8 sequences) of the largest class inside a counted
@@ -357,20 +308,6 @@ fn worst_repeated_class(hir: &Hir) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lit(p: &str) -> usize {
-        literal_info(&regex_syntax::Parser::new().parse(p).unwrap()).best
-    }
-
-    #[test]
-    fn longest_required_literal() {
-        assert_eq!(lit("API Error"), 9);
-        assert_eq!(lit(r"^\s*API (?:Error|Fault): x"), 6);
-        assert_eq!(lit(r"(?i)quota"), 5);
-        assert_eq!(lit(r"\d+ ms"), 3);
-        assert_eq!(lit(r"(?:abcdef)?x"), 1);
-        assert_eq!(lit(r"foo|barbaz"), 3);
-    }
 
     #[test]
     fn large_unicode_classes_in_counted_repetitions() {

@@ -23,7 +23,8 @@ pub struct Line {
 /// no rule can match them, and they carry no evidence.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Cleaned {
-    /// Every kept line's text, back to back (no separators).
+    /// Every kept line's text, each followed by `\n` (so a search over the
+    /// whole text never finds a literal that spans two lines).
     pub text: String,
     /// The kept lines, in window order.
     pub lines: Vec<Line>,
@@ -46,7 +47,13 @@ impl Cleaned {
 /// only line.
 pub fn clean(bytes: &[u8], drop_first_fragment: bool) -> Cleaned {
     let mut cleaner = Cleaner::new(bytes.len());
-    cleaner.run(bytes);
+    // A window that starts mid-line may start inside a character. Its trailing
+    // bytes (0x80–0xBF) are no character, and must not be read as raw C1
+    // controls: 0x9F (APC) is the second byte of every emoji U+1F000–U+1FFFF,
+    // and as a string introducer it would hide the rest of the window.
+    let cut_char =
+        if drop_first_fragment { bytes.iter().take(3).take_while(|b| (0x80..0xC0).contains(*b)).count() } else { 0 };
+    cleaner.run(bytes, cut_char);
     let mut cleaned = cleaner.sink.finish(bytes.len());
     if drop_first_fragment && cleaned.lines.len() > 1 && cleaned.lines[0].offset == 0 {
         cleaned.lines.remove(0);
@@ -60,7 +67,7 @@ pub fn clean(bytes: &[u8], drop_first_fragment: bool) -> Cleaned {
 pub fn clean_line(text: &str) -> String {
     let mut cleaner = Cleaner::new(text.len());
     cleaner.sink.break_as_space = true;
-    cleaner.run(text.as_bytes());
+    cleaner.run(text.as_bytes(), 0);
     let cleaned = cleaner.sink.finish(text.len());
     cleaned.text
 }
@@ -78,10 +85,18 @@ struct Sink {
     line_text_start: usize,
     /// Window offset where the current line started.
     line_offset: usize,
-    /// Window offset of the byte `vte` is being fed (for line starts).
-    pos: usize,
     /// `vte` is inside a sequence: feed it bytes until it says it is done.
     in_sequence: bool,
+    /// That sequence is a string (OSC, DCS, SOS, PM, APC).
+    in_string: bool,
+    /// A callback asked `vte` to stop after the current byte.
+    stop: bool,
+    /// The sequence ended (set with `stop`).
+    done: bool,
+    /// A line break happened at the current byte (set with `stop`).
+    pending_break: bool,
+    /// `vte` printed: it was back in the ground state.
+    printed: bool,
     /// For [`clean_line`]: a line break is a space, not a new line.
     break_as_space: bool,
 }
@@ -95,20 +110,23 @@ impl Cleaner {
                 lines: Vec::new(),
                 line_text_start: 0,
                 line_offset: 0,
-                pos: 0,
                 in_sequence: false,
+                in_string: false,
+                stop: false,
+                done: false,
+                pending_break: false,
+                printed: false,
                 break_as_space: false,
             },
         }
     }
 
-    fn run(&mut self, bytes: &[u8]) {
-        let mut i = 0;
+    /// Cleans `bytes` from index `start` on (offsets stay relative to `bytes`).
+    fn run(&mut self, bytes: &[u8], start: usize) {
+        let mut i = start;
         while i < bytes.len() {
             if self.sink.in_sequence {
-                self.sink.pos = i;
-                self.parser.advance(&mut self.sink, &bytes[i..=i]);
-                i += 1;
+                i += self.feed(bytes, i);
                 continue;
             }
             let plain = plain_ascii_len(&bytes[i..]);
@@ -117,8 +135,7 @@ impl Cleaner {
                 i += plain;
                 continue;
             }
-            let b = bytes[i];
-            match b {
+            match bytes[i] {
                 b'\n' => {
                     self.sink.line_break(i + 1);
                     i += 1;
@@ -129,8 +146,10 @@ impl Cleaner {
                     i += len;
                 }
                 0x1B => {
-                    self.enter_sequence(i, &[0x1B]);
-                    i += 1;
+                    self.sink.in_sequence = true;
+                    // OSC, DCS, SOS, PM and APC are strings, ended by BEL or ST.
+                    self.sink.in_string = matches!(bytes.get(i + 1), Some(b']' | b'P' | b'X' | b'^' | b'_'));
+                    i += self.feed(bytes, i);
                 }
                 0x80.. => i += self.non_ascii(bytes, i),
                 // Other C0 controls and DEL are removed.
@@ -139,12 +158,34 @@ impl Cleaner {
         }
     }
 
-    /// Starts feeding `vte` with `intro` (ESC, or the 7-bit form of a C1 control)
-    /// standing for the bytes that end at window offset `last`.
-    fn enter_sequence(&mut self, last: usize, intro: &[u8]) {
-        self.sink.pos = last;
-        self.sink.in_sequence = true;
-        self.parser.advance(&mut self.sink, intro);
+    /// Feeds `vte` from `at` until the sequence ends or a line break happens in
+    /// it; returns the bytes consumed.
+    ///
+    /// A string sequence (OSC, DCS, SOS, PM, APC) also ends at a line feed:
+    /// titles and hyperlinks hold none, and one stray `ESC ]` must not hide the
+    /// rest of the log.
+    fn feed(&mut self, bytes: &[u8], at: usize) -> usize {
+        let rest = &bytes[at..];
+        let end = if self.sink.in_string {
+            rest.get(1..).and_then(|r| memchr::memchr2(0x1B, b'\n', r)).map_or(rest.len(), |j| j + 1)
+        } else {
+            rest.len()
+        };
+        let n = self.parser.advance_until_terminated(&mut self.sink, &rest[..end]).max(1);
+        // `vte` can leave a sequence without a callback (an ignored CSI) and
+        // then print a plain run up to the next ESC, which it consumes: it is
+        // then inside that next sequence, not done.
+        if self.sink.printed && rest[n - 1] == 0x1B {
+            self.sink.done = false;
+            self.sink.in_string = matches!(rest.get(n), Some(b']' | b'P' | b'X' | b'^' | b'_'));
+        }
+        self.sink.settle(at + n);
+        if self.sink.in_sequence && self.sink.in_string && rest.get(n) == Some(&b'\n') {
+            self.parser = vte::Parser::new();
+            self.sink.in_sequence = false;
+            self.sink.in_string = false;
+        }
+        n
     }
 
     /// Handles the non-ASCII bytes starting at `i`; returns how many it consumed.
@@ -164,9 +205,17 @@ impl Cleaner {
                 len
             }
             Decoded::C1(code, len) => {
-                // An 8-bit C1 control is ESC followed by (code - 0x40) (ECMA-48 §5.3):
-                // CSI 0x9B is `ESC [`, OSC 0x9D is `ESC ]`, ST 0x9C is `ESC \`.
-                self.enter_sequence(i + len - 1, &[0x1B, code - 0x40]);
+                // An 8-bit C1 control acts as ESC followed by (code - 0x40)
+                // (ECMA-48 §5.3) — CSI 0x9B is `ESC [`, NEL 0x85 is `ESC E` —
+                // except the string introducers (DCS, SOS, OSC, PM, APC): in a
+                // UTF-8 log a lone 0x90–0x9F is far likelier a stray byte of a
+                // broken character than a string, which would hide the rest.
+                if !matches!(code, 0x90 | 0x98 | 0x9D | 0x9E | 0x9F) {
+                    self.sink.in_sequence = true;
+                    self.sink.in_string = false;
+                    self.parser.advance(&mut self.sink, &[0x1B, code - 0x40]);
+                    self.sink.settle(i + len);
+                }
                 len
             }
             Decoded::Invalid(len) => {
@@ -178,10 +227,18 @@ impl Cleaner {
 }
 
 /// Length of the leading run of bytes that are copied as they are: printable
-/// ASCII and tab.
+/// ASCII and tab. Checks 16 bytes at a time, which the compiler vectorises.
 #[inline]
 fn plain_ascii_len(bytes: &[u8]) -> usize {
-    bytes.iter().position(|&b| !(matches!(b, 0x20..=0x7E) || b == b'\t')).unwrap_or(bytes.len())
+    let plain = |b: u8| matches!(b, 0x20..=0x7E) || b == b'\t';
+    let mut n = 0;
+    for chunk in bytes.chunks_exact(16) {
+        if !chunk.iter().fold(true, |ok, &b| ok & plain(b)) {
+            break;
+        }
+        n += 16;
+    }
+    n + bytes[n..].iter().position(|&b| !plain(b)).unwrap_or(bytes.len() - n)
 }
 
 fn has_c1(utf8: &[u8]) -> bool {
@@ -225,6 +282,7 @@ impl Sink {
         let text = &self.out[self.line_text_start..];
         if text.iter().any(|b| !b.is_ascii_whitespace()) {
             self.lines.push(Line { offset: self.line_offset, start: self.line_text_start, end: self.out.len() });
+            self.out.push(b'\n');
             self.line_text_start = self.out.len();
         } else {
             // Whitespace-only lines are dropped and their bytes reused.
@@ -251,7 +309,30 @@ impl Sink {
     }
 
     fn sequence_done(&mut self) {
-        self.in_sequence = false;
+        self.done = true;
+        self.stop = true;
+    }
+
+    /// A break inside a sequence: its position is known once `vte` returns.
+    fn break_here(&mut self) {
+        self.pending_break = true;
+        self.stop = true;
+    }
+
+    /// Applies what the callbacks asked for, now that `next` (the offset after
+    /// the last byte `vte` consumed) is known.
+    fn settle(&mut self, next: usize) {
+        if self.pending_break {
+            self.line_break(next);
+        }
+        if self.done {
+            self.in_sequence = false;
+            self.in_string = false;
+        }
+        self.stop = false;
+        self.done = false;
+        self.pending_break = false;
+        self.printed = false;
     }
 }
 
@@ -260,6 +341,10 @@ fn first_param(params: &vte::Params) -> u16 {
 }
 
 impl vte::Perform for Sink {
+    fn terminated(&self) -> bool {
+        self.stop
+    }
+
     fn print(&mut self, c: char) {
         // Only reached in the ground state, after a sequence `vte` left without
         // a dispatch (e.g. an ignored CSI): the sequence is over.
@@ -267,15 +352,15 @@ impl vte::Perform for Sink {
             let mut buf = [0u8; 4];
             self.out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
         }
+        self.printed = true;
         self.sequence_done();
     }
 
     fn execute(&mut self, byte: u8) {
         match byte {
-            b'\n' => self.line_break(self.pos + 1),
-            // Inside a sequence a CR cannot be followed up by its LF here; a CRLF
+            // Inside a sequence a CR cannot be paired with its LF here; a CRLF
             // then gives an empty line, which is dropped.
-            b'\r' => self.line_break(self.pos + 1),
+            b'\n' | b'\r' => self.break_here(),
             b'\t' => self.out.push(b'\t'),
             // CAN and SUB abort the sequence.
             0x18 | 0x1A => self.sequence_done(),
@@ -287,11 +372,9 @@ impl vte::Perform for Sink {
         match action {
             // Moves to another row, erases the screen, scrolls, restores the
             // cursor: what follows is not on the same line.
-            'A' | 'B' | 'E' | 'F' | 'H' | 'f' | 'd' | 'e' | 'k' | 'J' | 'S' | 'T' | 'u' => {
-                self.line_break(self.pos + 1)
-            }
+            'A' | 'B' | 'E' | 'F' | 'H' | 'f' | 'd' | 'e' | 'k' | 'J' | 'S' | 'T' | 'u' => self.break_here(),
             // To column 1 is a carriage return; elsewhere along the row, a gap.
-            'G' | '`' if first_param(params) <= 1 => self.line_break(self.pos + 1),
+            'G' | '`' if first_param(params) <= 1 => self.break_here(),
             'C' | 'G' | '`' | 'a' => self.space(),
             _ => {}
         }
@@ -301,7 +384,7 @@ impl vte::Perform for Sink {
     fn esc_dispatch(&mut self, _intermediates: &[u8], _ignore: bool, byte: u8) {
         match byte {
             // IND, NEL, RI, DECRC, RIS.
-            b'D' | b'E' | b'M' | b'8' | b'c' => self.line_break(self.pos + 1),
+            b'D' | b'E' | b'M' | b'8' | b'c' => self.break_here(),
             _ => {}
         }
         self.sequence_done();
@@ -379,10 +462,25 @@ mod tests {
 
     #[test]
     fn raw_c1_controls_act_as_their_escape_forms() {
-        // 0x9B is CSI: its parameters must not leak. 0x9D is OSC, ended by 0x07.
-        assert_eq!(lines(b"\x9b31mred\x9b0m \x9d0;t\x07ok \x85next"), ["red ok ", "next"]);
+        // 0x9B is CSI: its parameters must not leak. 0x85 is NEL: a new line.
+        assert_eq!(lines(b"\x9b31mred\x9b0m ok \x85next"), ["red ok ", "next"]);
         // U+009B written as UTF-8 behaves the same.
         assert_eq!(lines("\u{9b}1mbold".as_bytes()), ["bold"]);
+    }
+
+    #[test]
+    fn raw_string_introducers_are_dropped_alone() {
+        // A stray 0x9F (the second byte of every emoji) must not open an APC
+        // string that hides the rest of the window.
+        assert_eq!(lines(b"broken \x9f char\nUnable to connect\n"), ["broken  char", "Unable to connect"]);
+        assert_eq!(lines(b"\x9d0;title\x07 shown"), ["0;title shown"]);
+    }
+
+    #[test]
+    fn an_unterminated_string_ends_at_the_line_feed() {
+        assert_eq!(lines(b"a\x1b]0;never ends\nnext line\n"), ["a", "next line"]);
+        // Terminated strings still hide their contents, over several chunks.
+        assert_eq!(lines(b"x\x1b]8;;http://e\x1b\\link\x1b]8;;\x1b\\ y"), ["xlink y"]);
     }
 
     #[test]
@@ -428,6 +526,13 @@ mod tests {
     fn control_characters_inside_sequences_still_break_lines() {
         // The LF is executed inside the CSI; the `m` after it is still its final byte.
         assert_eq!(lines(b"one\x1b[1\nmtwo"), ["one", "two"]);
+    }
+
+    #[test]
+    fn an_ignored_csi_then_text_then_a_colour() {
+        // `ESC [ 1 < 2 m` is malformed (CSI ignore): vte leaves it silently,
+        // prints the run, and is inside the next sequence at the next ESC.
+        assert_eq!(lines(b"\x1b[1<2mplain \x1b[31mred\x1b[0m end"), ["plain red end"]);
     }
 
     #[test]

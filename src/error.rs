@@ -4,6 +4,22 @@
 use std::io;
 use std::path::PathBuf;
 
+/// `text` made safe to print as one line on a terminal: control characters
+/// (line breaks, escapes) and bidirectional overrides are written as `\u{…}`
+/// escapes, so a hostile file name or rule id can neither split an error line
+/// nor drive the terminal that shows it.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}') {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Why a profile could not be loaded, resolved or compiled.
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {

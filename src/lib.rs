@@ -21,6 +21,7 @@ pub mod evidence;
 pub mod exit_codes;
 pub mod explain;
 pub mod hints;
+pub mod literal;
 pub mod matcher;
 pub mod profile;
 pub mod redact;

@@ -17,7 +17,7 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("faultsift: {err:#}");
+            eprintln!("faultsift: {}", faultsift::error::printable(&format!("{err:#}")));
             faultsift::exit_codes::ExitCode::Error.into()
         }
     }

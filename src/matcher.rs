@@ -1,38 +1,117 @@
-//! Match stage (SPEC §1.4): a profile's rules compiled once into a `RegexSet`
-//! (which rules match a line, in one pass) and per-pattern regexes, built on
-//! first use, for the winning match's span and captures; the scan under a deadline.
+//! Match stage (SPEC §1.4): a profile's rules prepared once — an Aho-Corasick
+//! automaton over their required literals that finds candidate lines in one
+//! pass, and one regex per pattern for the line's verdict, span and captures —
+//! and the scan under a deadline.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use regex::{Regex, RegexBuilder};
 
 use crate::clean::Cleaned;
 use crate::error::{ProfileError, RuleError};
 use crate::profile::Profile;
 
-/// Compiled-size limit, in bytes, of the profile's set and of each pattern's
-/// own regex. One limit for both: a pattern that fits in the set always
-/// compiles on its own, so a hit always has a span.
+/// Compiled-size limit of each pattern's regex, in bytes.
 pub const SIZE_LIMIT: usize = 16 << 20;
 /// Cache limit of the lazy DFA, per regex.
 const DFA_SIZE_LIMIT: usize = 2 << 20;
 /// The deadline is checked once per this many lines.
 const DEADLINE_STRIDE: usize = 32;
 
-/// A profile ready to match: its rules and their compiled patterns.
+/// A profile ready to match: its rules, the Aho-Corasick automata over their
+/// required literals, and one regex per pattern.
 #[derive(Debug)]
 pub struct CompiledProfile {
     /// The profile.
     pub profile: Profile,
-    set: RegexSet,
     /// Pattern index to rule index.
     pattern_rule: Vec<usize>,
     /// The patterns as compiled (with `(?i)` where asked).
     patterns: Vec<String>,
-    /// One regex per pattern, compiled the first time it is needed.
+    /// One regex per pattern: compiled at load for patterns from files (so size
+    /// errors are load errors), on first use for built-in ones.
     regexes: Vec<OnceLock<Option<Regex>>>,
+    /// Literals of case-sensitive patterns, and of case-insensitive ones.
+    literal_sets: Vec<LiteralSet>,
+    /// Patterns with no required literal: tried on every line.
+    always: Vec<usize>,
+}
+
+/// Literals of one case mode, the patterns that require each, and a searcher
+/// that finds the lines holding any of them.
+#[derive(Debug)]
+struct LiteralSet {
+    literals: Vec<String>,
+    patterns: Vec<Vec<usize>>,
+    finder: Finder,
+    ascii_case_insensitive: bool,
+}
+
+/// Finds where some literal of a set occurs: Teddy (SIMD, built in
+/// microseconds) where the CPU and the set allow, else an Aho-Corasick NFA.
+#[derive(Debug)]
+enum Finder {
+    Packed(aho_corasick::packed::Searcher),
+    Automaton(AhoCorasick),
+}
+
+impl LiteralSet {
+    fn build(literals: BTreeMap<String, Vec<usize>>, ascii_case_insensitive: bool) -> Option<Self> {
+        if literals.is_empty() {
+            return None;
+        }
+        let (literals, patterns): (Vec<String>, Vec<Vec<usize>>) = literals.into_iter().unzip();
+        let packed = (!ascii_case_insensitive)
+            .then(|| {
+                aho_corasick::packed::Config::new()
+                    .match_kind(aho_corasick::packed::MatchKind::LeftmostFirst)
+                    .builder()
+                    .extend(&literals)
+                    .build()
+            })
+            .flatten();
+        let finder = match packed {
+            Some(searcher) => Finder::Packed(searcher),
+            None => Finder::Automaton(
+                AhoCorasick::builder()
+                    .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+                    .match_kind(MatchKind::LeftmostFirst)
+                    .ascii_case_insensitive(ascii_case_insensitive)
+                    .build(&literals)
+                    .ok()?,
+            ),
+        };
+        Some(LiteralSet { literals, patterns, finder, ascii_case_insensitive })
+    }
+
+    /// Start offsets of literal occurrences in `text`, enough to find every
+    /// line that holds one: the search is leftmost-first and not overlapping,
+    /// but no literal holds a `\n`, so each such line yields at least one.
+    fn starts(&self, text: &str) -> Vec<usize> {
+        match &self.finder {
+            Finder::Packed(s) => s.find_iter(text).map(|m| m.start()).collect(),
+            Finder::Automaton(a) => a.find_iter(text).map(|m| m.start()).collect(),
+        }
+    }
+
+    /// Adds the patterns of every literal `line` holds.
+    fn patterns_in(&self, line: &str, out: &mut Vec<usize>) {
+        let folded;
+        let hay = if self.ascii_case_insensitive {
+            folded = line.to_ascii_lowercase();
+            folded.as_str()
+        } else {
+            line
+        };
+        for (lit, pats) in self.literals.iter().zip(&self.patterns) {
+            if hay.contains(lit.as_str()) {
+                out.extend_from_slice(pats);
+            }
+        }
+    }
 }
 
 /// The match of one pattern in one line.
@@ -79,54 +158,55 @@ pub struct Scan {
     pub timed_out: bool,
 }
 
-fn builder_limits(b: &mut RegexBuilder) -> &mut RegexBuilder {
-    b.size_limit(SIZE_LIMIT).dfa_size_limit(DFA_SIZE_LIMIT)
+fn build_regex(pattern: &str) -> Result<Regex, regex::Error> {
+    RegexBuilder::new(pattern).size_limit(SIZE_LIMIT).dfa_size_limit(DFA_SIZE_LIMIT).build()
 }
 
 impl CompiledProfile {
-    /// Compiles the profile's patterns. A pattern over the size limits is an
-    /// error naming its rule.
+    /// Prepares the profile for matching. Patterns from files are compiled now,
+    /// so a pattern over the size limits is an error naming its rule; built-in
+    /// patterns wait until a line holds one of their literals.
     pub fn compile(profile: Profile, origin: &str) -> Result<Self, ProfileError> {
         let mut patterns = Vec::new();
         let mut pattern_rule = Vec::new();
-        for (i, rule) in profile.rules.iter().enumerate() {
-            for p in rule.effective_patterns() {
+        let mut regexes = Vec::new();
+        let mut exact: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        let mut folded: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        let mut always = Vec::new();
+        for (r, rule) in profile.rules.iter().enumerate() {
+            for (i, p) in rule.effective_patterns().enumerate() {
+                let index = patterns.len();
+                let slot = OnceLock::new();
+                if !rule.builtin {
+                    let regex = build_regex(&p).map_err(|e| ProfileError::Rule {
+                        origin: origin.to_string(),
+                        rule: rule.id.clone(),
+                        cause: match e {
+                            regex::Error::CompiledTooBig(limit) => RuleError::TooBig { pattern: shorten(&p), limit },
+                            other => {
+                                RuleError::Regex { pattern: shorten(&p), message: other.to_string().replace('\n', " ") }
+                            }
+                        },
+                    })?;
+                    let _ = slot.set(Some(regex));
+                }
+                match rule.literals.get(i).cloned().flatten() {
+                    Some(lits) => {
+                        let map = if rule.case_insensitive { &mut folded } else { &mut exact };
+                        for lit in lits {
+                            map.entry(lit).or_default().push(index);
+                        }
+                    }
+                    None => always.push(index),
+                }
                 patterns.push(p);
-                pattern_rule.push(i);
+                pattern_rule.push(r);
+                regexes.push(slot);
             }
         }
-        let set = match RegexSetBuilder::new(&patterns).size_limit(SIZE_LIMIT).dfa_size_limit(DFA_SIZE_LIMIT).build() {
-            Ok(set) => set,
-            Err(e) => return Err(Self::culprit(&profile, &patterns, &pattern_rule, origin, &e)),
-        };
-        let regexes = patterns.iter().map(|_| OnceLock::new()).collect();
-        Ok(CompiledProfile { profile, set, pattern_rule, patterns, regexes })
-    }
-
-    /// Finds the pattern behind a set compile error, for a message that names it.
-    fn culprit(
-        profile: &Profile,
-        patterns: &[String],
-        pattern_rule: &[usize],
-        origin: &str,
-        err: &regex::Error,
-    ) -> ProfileError {
-        for (p, &r) in patterns.iter().zip(pattern_rule) {
-            if let Err(e) = builder_limits(&mut RegexBuilder::new(p)).build() {
-                let cause = match e {
-                    regex::Error::CompiledTooBig(limit) => RuleError::TooBig { pattern: shorten(p), limit },
-                    other => RuleError::Regex { pattern: shorten(p), message: other.to_string().replace('\n', " ") },
-                };
-                return ProfileError::Rule { origin: origin.to_string(), rule: profile.rules[r].id.clone(), cause };
-            }
-        }
-        let message = match err {
-            regex::Error::CompiledTooBig(limit) => {
-                format!("the profile's rules together compile to more than the {limit}-byte limit")
-            }
-            other => other.to_string().replace('\n', " "),
-        };
-        ProfileError::Extends { origin: origin.to_string(), message }
+        let literal_sets =
+            [LiteralSet::build(exact, false), LiteralSet::build(folded, true)].into_iter().flatten().collect();
+        Ok(CompiledProfile { profile, pattern_rule, patterns, regexes, literal_sets, always })
     }
 
     /// Number of compiled patterns.
@@ -139,27 +219,43 @@ impl CompiledProfile {
         self.pattern_rule[pattern]
     }
 
+    fn regex(&self, pattern: usize) -> Option<&Regex> {
+        self.regexes.get(pattern)?.get_or_init(|| build_regex(&self.patterns[pattern]).ok()).as_ref()
+    }
+
+    fn is_match(&self, pattern: usize, line: &str) -> bool {
+        self.regex(pattern).is_some_and(|re| re.is_match(line))
+    }
+
+    /// Candidate patterns of one line, sorted and deduplicated: those whose
+    /// literal the line holds, and those without a literal.
+    fn line_candidates(&self, line: &str) -> Vec<usize> {
+        let mut c = self.always.clone();
+        for set in &self.literal_sets {
+            set.patterns_in(line, &mut c);
+        }
+        c.sort_unstable();
+        c.dedup();
+        c
+    }
+
     /// The first rule (in profile order) matching `line`, with the first of its
     /// patterns that matched.
     pub fn first_rule(&self, line: &str) -> Option<(usize, usize)> {
         // Patterns are numbered in rule order, so the lowest matching pattern
         // belongs to the first matching rule.
-        let first = self.set.matches(line).iter().next()?;
-        Some((self.pattern_rule[first], first))
+        let p = self.line_candidates(line).into_iter().find(|&p| self.is_match(p, line))?;
+        Some((self.pattern_rule[p], p))
     }
 
     /// Every pattern index that matches `line`.
     pub fn matching_patterns(&self, line: &str) -> Vec<usize> {
-        self.set.matches(line).into_iter().collect()
+        self.line_candidates(line).into_iter().filter(|&p| self.is_match(p, line)).collect()
     }
 
     /// The span and named groups of pattern `pattern` in `line`.
     pub fn find(&self, pattern: usize, line: &str) -> Option<Found> {
-        let regex = self
-            .regexes
-            .get(pattern)?
-            .get_or_init(|| builder_limits(&mut RegexBuilder::new(&self.patterns[pattern])).build().ok());
-        let regex = regex.as_ref()?;
+        let regex = self.regex(pattern)?;
         let caps = regex.captures(line)?;
         let whole = caps.get(0)?;
         let groups = regex
@@ -170,21 +266,40 @@ impl CompiledProfile {
         Some(Found { start: whole.start(), end: whole.end(), groups })
     }
 
-    /// Scans every line; the last line hit wins. With a deadline, the scan stops
-    /// (and says `timed_out`) once it has passed.
+    /// Scans the window; the last line hit wins. One literal search over the
+    /// cleaned text finds the lines that hold some rule's literal; only those
+    /// lines (every line, when a pattern has no literal) meet the regexes of the
+    /// rules whose literals they hold, in profile order. With a deadline, the scan stops (and says `timed_out`)
+    /// once it has passed.
     pub fn scan(&self, cleaned: &Cleaned, deadline: Option<Instant>) -> Scan {
+        let lines: Vec<usize> = if self.always.is_empty() {
+            // Lines are separated by `\n` in the text, so a literal never spans two.
+            let mut lines: Vec<usize> = self
+                .literal_sets
+                .iter()
+                .flat_map(|set| set.starts(&cleaned.text))
+                .map(|at| cleaned.lines.partition_point(|l| l.end < at))
+                .collect();
+            lines.sort_unstable();
+            lines.dedup();
+            lines
+        } else {
+            (0..cleaned.lines.len()).collect()
+        };
+
         let mut per_rule: Vec<Option<RuleHits>> = vec![None; self.profile.rules.len()];
         let mut scan = Scan::default();
-        for (i, line) in cleaned.lines.iter().enumerate() {
-            if i % DEADLINE_STRIDE == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+        for (checked, &line) in lines.iter().enumerate() {
+            if checked % DEADLINE_STRIDE == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
                 scan.timed_out = true;
                 break;
             }
-            let Some((rule, pattern)) = self.first_rule(cleaned.line_text(line)) else { continue };
-            let slot = per_rule[rule].get_or_insert(RuleHits { rule, count: 0, last_line: i });
+            let Some(text) = cleaned.lines.get(line).map(|l| cleaned.line_text(l)) else { continue };
+            let Some((rule, pattern)) = self.first_rule(text) else { continue };
+            let slot = per_rule[rule].get_or_insert(RuleHits { rule, count: 0, last_line: line });
             slot.count += 1;
-            slot.last_line = i;
-            scan.last = Some(LineHit { line: i, rule, pattern });
+            slot.last_line = line;
+            scan.last = Some(LineHit { line, rule, pattern });
         }
         scan.hits = per_rule.into_iter().flatten().collect();
         scan

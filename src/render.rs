@@ -17,7 +17,10 @@ pub fn json(verdict: &Verdict, pretty: bool) -> Vec<u8> {
 pub fn text(verdict: &Verdict) -> Vec<u8> {
     let detail = verdict.evidence.as_deref().unwrap_or(&verdict.reason);
     let kind = verdict.kind.as_deref().unwrap_or("-");
-    format!("{:<6} {:<14} {}  {}\n", verdict.action.as_str().to_uppercase(), kind, verdict.log, detail).into_bytes()
+    // The log's name is the one field here that the input controls unsanitised
+    // (a file name may hold a line break or an escape).
+    let log = crate::error::printable(&verdict.log);
+    format!("{:<6} {:<14} {}  {}\n", verdict.action.as_str().to_uppercase(), kind, log, detail).into_bytes()
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Profile resolution (SPEC §4): the layers searched for `NAME.toml`, first found
 //! wins, and `extends` that reaches into the layers below.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use super::schema::{self, ProfileFile};
@@ -30,7 +31,7 @@ pub struct Resolver {
 struct Found {
     origin: Origin,
     stem: String,
-    text: String,
+    text: Cow<'static, str>,
     /// Layer index, or None for `--profile PATH`.
     layer: Option<usize>,
 }
@@ -90,14 +91,25 @@ impl Resolver {
     }
 
     /// Resolves `--profile`: a value with a `/` or ending in `.toml` is a file;
-    /// anything else a name looked up through the layers.
+    /// anything else a name looked up through the layers. The whole profile:
+    /// examples, counterexamples, prose and file texts.
     pub fn resolve(&self, selector: &str) -> Result<Profile, ProfileError> {
+        self.resolve_with(selector, Detail::Full)
+    }
+
+    /// As [`Resolver::resolve`], but what matching needs only: built-in
+    /// profiles come from their precomputed tables, without parsing TOML.
+    pub fn resolve_for_matching(&self, selector: &str) -> Result<Profile, ProfileError> {
+        self.resolve_with(selector, Detail::Matching)
+    }
+
+    fn resolve_with(&self, selector: &str, detail: Detail) -> Result<Profile, ProfileError> {
         let found = if is_path(selector) {
             read_path(Path::new(selector))?
         } else {
             self.find(selector, 0)?.ok_or_else(|| self.not_found(selector))?
         };
-        self.build(found, 0)
+        self.build(found, 0, detail)
     }
 
     /// Every profile name that resolves here, sorted, with what it shadows.
@@ -146,7 +158,7 @@ impl Resolver {
                         return Ok(Some(Found {
                             origin: Origin::Builtin,
                             stem: b.name.to_string(),
-                            text: b.text.to_string(),
+                            text: Cow::Borrowed(b.text),
                             layer: Some(i),
                         }));
                     }
@@ -156,13 +168,16 @@ impl Resolver {
         Ok(None)
     }
 
-    fn build(&self, found: Found, depth: usize) -> Result<Profile, ProfileError> {
+    fn build(&self, found: Found, depth: usize, detail: Detail) -> Result<Profile, ProfileError> {
         let origin_label = match &found.origin {
             Origin::Builtin => format!("builtin:{}", found.stem),
             Origin::File(p) => p.display().to_string(),
         };
-        let file = schema::parse(&origin_label, &found.stem, &found.text)?;
-        let text = (origin_label.clone(), found.text);
+        let file = match (detail, &found.origin, builtin::get(&found.stem)) {
+            (Detail::Matching, Origin::Builtin, Some(b)) => lean(b),
+            _ => schema::parse(&origin_label, &found.stem, &found.text)?,
+        };
+        let text = (origin_label.clone(), found.text.into_owned());
         let Some(base_name) = file.extends.clone() else {
             return Ok(standalone(file, found.origin, text));
         };
@@ -181,8 +196,47 @@ impl Resolver {
             origin: origin_label.clone(),
             message: format!("extends `{base_name}`, which does not resolve"),
         })?;
-        let base = self.build(base_found, depth + 1)?;
+        let base = self.build(base_found, depth + 1, detail)?;
         merge(base, file, found.origin, text)
+    }
+}
+
+/// How much of a profile to build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Detail {
+    Full,
+    Matching,
+}
+
+/// A built-in profile from its precomputed table: rules without examples or
+/// prose, which matching does not need.
+fn lean(b: &builtin::Builtin) -> ProfileFile {
+    let rules = b
+        .rules
+        .iter()
+        .map(|r| super::Rule {
+            id: r.id.to_string(),
+            profile: b.name.to_string(),
+            kind: r.kind.to_string(),
+            action: r.action,
+            patterns: r.patterns.iter().map(|(p, _)| (*p).to_string()).collect(),
+            case_insensitive: r.case_insensitive,
+            description: None,
+            source: None,
+            examples: Vec::new(),
+            counterexamples: Vec::new(),
+            literals: r.patterns.iter().map(|(_, l)| l.map(|l| l.iter().map(|s| (*s).to_string()).collect())).collect(),
+            builtin: true,
+        })
+        .collect();
+    ProfileFile {
+        name: b.name.to_string(),
+        description: None,
+        carries_model_output: b.carries_model_output,
+        extends: b.extends.map(str::to_string),
+        disable: b.disable.iter().map(|d| (*d).to_string()).collect(),
+        rules,
+        unknown_keys: Vec::new(),
     }
 }
 
@@ -238,7 +292,7 @@ fn read_path(path: &Path) -> Result<Found, ProfileError> {
     let text =
         std::fs::read_to_string(path).map_err(|source| ProfileError::Read { path: path.to_path_buf(), source })?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    Ok(Found { origin: Origin::File(path.to_path_buf()), stem, text, layer: None })
+    Ok(Found { origin: Origin::File(path.to_path_buf()), stem, text: Cow::Owned(text), layer: None })
 }
 
 /// `(name, origin)` of every profile a layer holds, sorted by name.

@@ -37,6 +37,11 @@ pub struct Rule {
     pub examples: Vec<String>,
     /// Lines no rule of the profile may match.
     pub counterexamples: Vec<String>,
+    /// Per pattern, its required literals ([`crate::literal::required`]).
+    pub literals: Vec<Option<Vec<String>>>,
+    /// Built in: validated when faultsift was built, so its patterns are
+    /// compiled on first use rather than at load.
+    pub builtin: bool,
 }
 
 impl Rule {
@@ -119,7 +124,7 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
     let mut rules = Vec::with_capacity(raw.env_fault_patterns.len() + raw.rule.len());
     for (i, pattern) in raw.env_fault_patterns.into_iter().enumerate() {
         let id = format!("env_fault_patterns[{i}]");
-        check_pattern(&pattern, false).map_err(|c| rule_err(id.clone(), c))?;
+        let literals = check_pattern(&pattern, false).map_err(|c| rule_err(id.clone(), c))?;
         rules.push(Rule {
             id,
             profile: name.clone(),
@@ -131,6 +136,8 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
             source: None,
             examples: Vec::new(),
             counterexamples: Vec::new(),
+            literals: vec![literals],
+            builtin: false,
         });
     }
 
@@ -175,9 +182,7 @@ fn rule_from_table(profile: &str, table: toml::Table) -> Result<Rule, RuleError>
         (None, Some(ps)) if !ps.is_empty() => ps,
         _ => return Err(RuleError::Patterns),
     };
-    for p in &patterns {
-        check_pattern(p, raw.case_insensitive)?;
-    }
+    let literals = patterns.iter().map(|p| check_pattern(p, raw.case_insensitive)).collect::<Result<_, _>>()?;
     Ok(Rule {
         id: raw.id,
         profile: profile.to_string(),
@@ -189,13 +194,16 @@ fn rule_from_table(profile: &str, table: toml::Table) -> Result<Rule, RuleError>
         source: raw.source,
         examples: raw.examples,
         counterexamples: raw.counterexamples,
+        literals,
+        builtin: false,
     })
 }
 
 /// Syntax-level checks of one pattern: length cap, parse (with plain words for
 /// look-around and back-references), and no match of the empty string. The
-/// size limits are checked when the profile is compiled.
-pub fn check_pattern(pattern: &str, case_insensitive: bool) -> Result<(), RuleError> {
+/// size limits are checked when the profile is compiled. Returns the pattern's
+/// required literals, from the same parse.
+pub fn check_pattern(pattern: &str, case_insensitive: bool) -> Result<Option<Vec<String>>, RuleError> {
     if pattern.len() > MAX_PATTERN_LEN {
         return Err(RuleError::PatternTooLong { len: pattern.len(), max: MAX_PATTERN_LEN });
     }
@@ -208,7 +216,7 @@ pub fn check_pattern(pattern: &str, case_insensitive: bool) -> Result<(), RuleEr
     if hir.properties().minimum_len() == Some(0) {
         return Err(RuleError::MatchesEmpty { pattern: pattern.to_string() });
     }
-    Ok(())
+    Ok(crate::literal::required(&hir, case_insensitive))
 }
 
 fn syntax_error(pattern: &str, err: &regex_syntax::Error) -> RuleError {
