@@ -4,6 +4,7 @@
 
 mod util;
 
+mod builtin_profiles;
 mod classify;
 mod profiles;
 mod snapshots;

@@ -1,0 +1,178 @@
+//! The built-in profiles against the shared corpus (`testdata/corpus/`) and the
+//! bait corpus (`testdata/bait/`), in-process through the same pipeline as the
+//! binary: every real outage line of a CLI, placed in a realistic log, is an
+//! environment fault with that CLI's profile; no bait or not-fault line is one
+//! with any pane-capture profile; the executor fixtures map as issue 3 says.
+
+use std::time::Duration;
+
+use faultsift::profile::{Layer, Resolver};
+use faultsift::{Action, CompiledProfile, Subject, Verdict, WindowSpec, classify_window, window};
+
+use crate::util::testdata;
+
+fn compiled(name: &str) -> CompiledProfile {
+    let profile = Resolver::new(vec![Layer::Builtin]).resolve_for_matching(name).unwrap();
+    CompiledProfile::compile(profile, "builtin").unwrap()
+}
+
+fn classify(profile: &CompiledProfile, log: &[u8]) -> Verdict {
+    let w = window::from_bytes(log, WindowSpec::default());
+    let subject =
+        Subject { log: "-", profile: &profile.profile.name, profile_origin: "builtin", status: Some("timeout") };
+    classify_window(profile, subject, &w, None, Duration::from_secs(2))
+}
+
+/// A pane capture around `line`: a prompt, colours, a spinner repainted with
+/// CR, the line in red, then the prompt again.
+fn realistic_log(line: &str) -> Vec<u8> {
+    let mut log = String::new();
+    log.push_str("\x1b]0;agent session\x07\x1b[1m> \x1b[0mfix the failing build\r\n");
+    log.push_str("\x1b[38;5;246m⏺\x1b[0m Reading src/main.rs\r\n");
+    log.push_str("\r\x1b[2K✢ Working… (3s)\r\x1b[2K✳ Working… (4s)\r\n");
+    log.push_str(&format!("\x1b[31m{line}\x1b[0m\r\n"));
+    log.push_str("\x1b[2K\x1b[1G> \r\n");
+    log.into_bytes()
+}
+
+/// The profile that reads the logs of a corpus `cli`.
+fn profile_for(cli: &str) -> &str {
+    match cli {
+        "claude-code" => "claude",
+        "gemini-cli" => "gemini",
+        "qwen-code" => "qwen",
+        "copilot-cli" => "copilot",
+        "cursor-agent" => "cursor",
+        "gha-runner" | "docker" | "npm" | "pip" | "git" | "apt" | "cargo" | "curl" => "ci",
+        other => other,
+    }
+}
+
+fn tsv(name: &str) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(testdata(&format!("corpus/{name}"))).unwrap();
+    text.lines().skip(1).map(|l| l.split('\t').map(str::to_string).collect()).collect()
+}
+
+#[test]
+fn every_corpus_outage_is_an_environment_fault_for_its_cli() {
+    let rows = tsv("real.tsv");
+    assert!(rows.len() >= 70, "corpus present");
+    let mut missed = Vec::new();
+    for row in &rows {
+        let (cli, line) = (&row[0], &row[2]);
+        let profile = compiled(profile_for(cli));
+        let v = classify(&profile, &realistic_log(line));
+        if !v.env_fault {
+            missed.push(format!("{cli} ({}): {line}", profile.profile.name));
+        }
+    }
+    assert!(missed.is_empty(), "{} missed:\n{}", missed.len(), missed.join("\n"));
+}
+
+fn pane_profiles() -> Vec<CompiledProfile> {
+    faultsift::profile::builtin::BUILTINS
+        .iter()
+        .map(|b| compiled(b.name))
+        .filter(|p| p.profile.carries_model_output)
+        .collect()
+}
+
+#[test]
+fn no_bait_line_is_an_environment_fault() {
+    let profiles = pane_profiles();
+    assert!(profiles.len() >= 8, "pane-capture profiles: {}", profiles.len());
+    let bait: Vec<_> = faultsift::bait::lines().collect();
+    assert!(bait.len() >= 300, "bait lines: {}", bait.len());
+    let mut fired = Vec::new();
+    for p in &profiles {
+        for b in &bait {
+            let v = classify(p, &realistic_log(b.text));
+            if v.env_fault {
+                fired.push(format!("{} {:?} at {}:{}: {}", p.profile.name, v.rule, b.file, b.line, b.text));
+            }
+        }
+    }
+    assert!(fired.is_empty(), "{} false positives:\n{}", fired.len(), fired.join("\n"));
+}
+
+#[test]
+fn no_not_fault_line_is_an_environment_fault() {
+    let rows = tsv("not-faults.tsv");
+    assert!(rows.len() >= 20);
+    for p in &pane_profiles() {
+        for row in &rows {
+            let v = classify(p, &realistic_log(&row[1]));
+            assert_eq!(v.action, Action::Charge, "{}: {} -> {:?}", p.profile.name, row[1], v.rule);
+        }
+    }
+}
+
+#[test]
+fn executor_fixtures_map_to_their_kinds_and_actions() {
+    let executor = compiled("executor");
+    let cases = [
+        (
+            "executor: HTTP 400 Bad Request: Command not in allowlist: /x/run.sh",
+            Some("allowlist_blocked"),
+            Action::Pause,
+        ),
+        (
+            "executor: HTTP 500 Internal Server Error: server restarting (watchfiles reload)",
+            Some("server_reload"),
+            Action::Retry,
+        ),
+        (
+            "executor: HTTP 408 Request Timeout: command timed out after 300s: pytest -q",
+            Some("request_timeout"),
+            Action::Charge,
+        ),
+        ("executor: connect ECONNREFUSED 127.0.0.1:8700", Some("executor_down"), Action::Pause),
+        ("executor: agent stopped: end_turn with no tool_return_message", Some("end_turn_no_return"), Action::Retry),
+        (
+            "executor: run stopped at max_steps: peer required_before_exit send_message",
+            Some("peer_tool_rule_hang"),
+            Action::Pause,
+        ),
+        // Unmapped: no hit, charged — never a free retry.
+        ("executor: HTTP 502 Bad Gateway", None, Action::Charge),
+        ("executor: HTTP 400 Bad Request: invalid JSON body", None, Action::Charge),
+    ];
+    for (line, kind, action) in cases {
+        let log = format!("executor: POST /run {{\"cmd\": \"make test\"}}\n{line}\n");
+        let v = classify(&executor, log.as_bytes());
+        assert_eq!((v.kind.as_deref(), v.action), (kind, action), "{line}");
+    }
+}
+
+#[test]
+fn reset_times_are_captured() {
+    let cases = [
+        ("claude", "  You've hit your limit · resets 3:30am (Asia/Calcutta)", "resume_at", "3:30am (Asia/Calcutta)"),
+        (
+            "codex",
+            "■ You've hit your usage limit. Upgrade to Pro (https://openai.com/chatgpt/pricing) or try again in 8 hours 30 minutes.",
+            "retry_after_s",
+            "30600",
+        ),
+        (
+            "gemini",
+            "Attempt 1 failed: You have exhausted your capacity on this model. Your quota will reset after 21h39m57s.. Retrying after 6173ms...",
+            "retry_after_s",
+            "77997",
+        ),
+        (
+            "codex",
+            "■ stream disconnected before completion: Rate limit is exceeded. Try again in 4 seconds.",
+            "retry_after_s",
+            "4",
+        ),
+    ];
+    for (profile, line, key, want) in cases {
+        let v = classify(&compiled(profile), &realistic_log(line));
+        let got = match key {
+            "retry_after_s" => v.captures.retry_after_s.map(|s| s.to_string()),
+            _ => v.captures.groups.get(key).cloned(),
+        };
+        assert_eq!(got.as_deref(), Some(want), "{profile}: {line} -> {:?}", v.captures);
+    }
+}
