@@ -21,6 +21,8 @@ use crate::decide::{self, Subject};
 use crate::exit_codes::ExitCode;
 use crate::matcher::CompiledProfile;
 use crate::profile::{Profile, Resolver};
+use crate::render::Renderer;
+use crate::summary::Summary;
 use crate::verdict::Verdict;
 use crate::window::{self, Window, WindowSpec};
 use crate::{check, classify_window, render, show, verdict};
@@ -218,49 +220,142 @@ fn classify(args: ClassifyArgs) -> Result<ExitCode> {
     let config = resolve_config(&args)?;
     let resolver = Resolver::from_env(&args.profile_dirs)?;
     let selector = args.profile.clone().ok_or_else(|| resolver.none_given())?;
-    let profile = resolver.resolve(&selector)?;
+    let profile = resolver.resolve_for_matching(&selector)?;
     let job = Job::new(profile, config)?;
+    let config = &job.config;
+    let n = config.logs.len();
+    let quiet = config.quiet;
+    let renderer = render::for_format(config.format, config.pretty, config.color);
+    // Workflow commands go to stdout; the table for the run's page goes to the
+    // step summary file, when GitHub provides one.
+    let step_summary = (config.format == Format::Github).then(|| std::env::var_os("GITHUB_STEP_SUMMARY")).flatten();
+    let mut table = step_summary.as_ref().map(|_| render::Markdown.begin());
+    let progress = progress_bar(n, quiet);
+    // One log: its verdict is flushed at once. A batch is written in blocks.
+    let flush_each = n <= 64;
 
     let mut out = io::BufWriter::new(io::stdout().lock());
-    let quiet = job.config.quiet;
-    let format = job.config.format;
-    let pretty = job.config.pretty;
+    let mut summary = Summary::default();
     let mut any_error = false;
     let mut any_fault = false;
     let mut write_err: Option<io::Error> = None;
-    classify_logs(Arc::new(job), |v| {
+    if !quiet {
+        write_err = out.write_all(&renderer.begin()).err();
+    }
+    let job = Arc::new(job);
+    classify_logs(Arc::clone(&job), |v| {
+        progress.inc(1);
         if let Some(e) = &v.error {
             any_error = true;
-            eprintln!("faultsift: {}", crate::error::printable(&format!("{}: {e}", v.log)));
+            progress.suspend(|| eprintln!("faultsift: {}", crate::error::printable(&format!("{}: {e}", v.log))));
         }
         any_fault |= v.env_fault;
         if quiet {
             // As grep -q: the first match settles the answer.
             return !v.env_fault;
         }
-        let bytes = match format {
-            Format::Json => render::json(v, pretty),
-            Format::Text => render::text(v),
-        };
-        // A single verdict per log: flush each so a pipeline sees it at once.
-        if let Err(e) = out.write_all(&bytes).and_then(|()| out.flush()) {
+        summary.add(v);
+        if let Some(table) = &mut table {
+            table.extend(render::Markdown.verdict(v));
+        }
+        let written = out.write_all(&renderer.verdict(v)).and_then(|()| if flush_each { out.flush() } else { Ok(()) });
+        if let Err(e) = written {
             write_err = Some(e);
             return false;
         }
         true
     });
+    progress.finish_and_clear();
     if let Some(e) = write_err {
         return Err(e).context("writing verdicts");
     }
-    Ok(if quiet { ExitCode::for_quiet(any_fault, any_error) } else { ExitCode::for_classify(any_error) })
+    if quiet {
+        return Ok(ExitCode::for_quiet(any_fault, any_error));
+    }
+    let summary = job.config.summary.then_some(&summary);
+    out.write_all(&renderer.end(summary)).and_then(|()| out.flush()).context("writing verdicts")?;
+    if let (Some(path), Some(mut table)) = (step_summary, table) {
+        table.extend(render::Markdown.end(summary));
+        append(std::path::Path::new(&path), &table).context("writing $GITHUB_STEP_SUMMARY")?;
+    }
+    Ok(ExitCode::for_classify(any_error))
+}
+
+/// A progress bar on stderr for a long batch when stderr is a terminal;
+/// hidden (and free) otherwise.
+fn progress_bar(logs: usize, quiet: bool) -> indicatif::ProgressBar {
+    if quiet || logs < 100 || !io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(logs as u64);
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} logs {elapsed} (eta {eta})") {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn append(path: &std::path::Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    file.write_all(bytes)
+}
+
+/// The logs that `args` name: files as given, directories expanded to the
+/// regular files under them (sorted, symbolic links to directories not
+/// followed), filtered by `--glob`. A directory with no such file stays as
+/// it is, so that it gets its own error verdict.
+fn expand_logs(args: &ClassifyArgs) -> Result<Vec<LogSource>> {
+    let glob = match &args.glob {
+        Some(pattern) => Some(
+            globset::GlobBuilder::new(pattern)
+                .literal_separator(false)
+                .build()
+                .with_context(|| format!("--glob {pattern}"))?
+                .compile_matcher(),
+        ),
+        None => None,
+    };
+    let mut logs = Vec::new();
+    for arg in &args.logs {
+        if arg.as_os_str() == "-" {
+            logs.push(LogSource::Stdin);
+            continue;
+        }
+        if !arg.is_dir() {
+            logs.push(LogSource::Path(arg.clone()));
+            continue;
+        }
+        let mut files = Vec::new();
+        walk(arg, &mut files);
+        files.sort();
+        let before = logs.len();
+        for file in files {
+            let rel = file.strip_prefix(arg).unwrap_or(&file);
+            if glob.as_ref().is_none_or(|g| g.is_match(rel)) {
+                logs.push(LogSource::Path(file));
+            }
+        }
+        if logs.len() == before {
+            logs.push(LogSource::Path(arg.clone()));
+        }
+    }
+    Ok(logs)
+}
+
+fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.filter_map(Result::ok) {
+        let Ok(kind) = entry.file_type() else { continue };
+        let path = entry.path();
+        if kind.is_dir() {
+            walk(&path, out);
+        } else if kind.is_file() || (kind.is_symlink() && path.is_file()) {
+            out.push(path);
+        }
+    }
 }
 
 fn resolve_config(args: &ClassifyArgs) -> Result<ClassifyConfig> {
-    let mut logs: Vec<LogSource> = args
-        .logs
-        .iter()
-        .map(|p| if p.as_os_str() == "-" { LogSource::Stdin } else { LogSource::Path(p.clone()) })
-        .collect();
+    let mut logs = expand_logs(args)?;
     if logs.is_empty() {
         if io::stdin().is_terminal() {
             bail!("no log given: pass LOG paths, or pipe a log into standard input");
@@ -281,6 +376,8 @@ fn resolve_config(args: &ClassifyArgs) -> Result<ClassifyConfig> {
         format: args.format,
         pretty: args.pretty,
         quiet: args.quiet,
+        summary: args.summary,
+        color: args.color.resolve(io::stdout().is_terminal(), std::env::var_os("NO_COLOR").as_deref()),
         threads,
     })
 }

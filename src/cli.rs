@@ -78,14 +78,21 @@ const CLASSIFY_EXAMPLES: &str = "\
 Examples:
   faultsift classify --profile claude --status timeout session.log
   if faultsift classify -q --profile claude --status timeout \"$log\"; then echo paused; fi
-  tmux capture-pane -p -S - | faultsift classify --profile claude | jq -r .action";
+  tmux capture-pane -p -S - | faultsift classify --profile claude | jq -r .action
+  faultsift classify --profile ci --glob '*.log' --summary --format markdown logs/";
 
 /// Options of `classify`.
 #[derive(Debug, Args)]
 pub struct ClassifyArgs {
-    /// Logs to classify; `-` (or none, with piped input) reads standard input.
+    /// Logs to classify; `-` (or none, with piped input) reads standard input;
+    /// a directory classifies the files under it.
     #[arg(value_name = "LOG")]
     pub logs: Vec<PathBuf>,
+
+    /// With a directory: classify only the files whose path under it matches
+    /// (`*` crosses `/`), e.g. '*.log'. Default: every regular file.
+    #[arg(long, value_name = "PATTERN")]
+    pub glob: Option<String>,
 
     /// Profile: a name resolved through the profile directories and the
     /// built-ins, or a path (containing `/` or ending in `.toml`).
@@ -125,6 +132,15 @@ pub struct ClassifyArgs {
     /// Indent the JSON.
     #[arg(long)]
     pub pretty: bool,
+
+    /// After the verdicts: counts per action, kind and rule, the share of
+    /// environment faults, and the logs no rule matched.
+    #[arg(long)]
+    pub summary: bool,
+
+    /// Colour the text format: auto (a terminal, and NO_COLOR unset), always or never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
 
     /// Print nothing; exit 0 if any log is an environment fault, 1 if none,
     /// 2 on error (as grep -q).

@@ -33,8 +33,13 @@ impl LogSource {
 pub enum Format {
     /// JSON Lines: one verdict object per log (the default).
     Json,
-    /// One line per log for people.
+    /// One line per log for people, coloured on a terminal.
     Text,
+    /// GitHub Actions workflow commands (annotations), and a Markdown table
+    /// appended to `$GITHUB_STEP_SUMMARY` when it is set.
+    Github,
+    /// A Markdown table, for any CI's job summary.
+    Markdown,
 }
 
 /// When to colour output for people.
@@ -87,6 +92,10 @@ pub struct ClassifyConfig {
     pub pretty: bool,
     /// `-q`: print nothing, answer in the exit status.
     pub quiet: bool,
+    /// `--summary`: counts after the verdicts.
+    pub summary: bool,
+    /// Colour the text format.
+    pub color: bool,
     /// Worker threads.
     pub threads: usize,
 }

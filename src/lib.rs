@@ -27,6 +27,7 @@ pub mod profile;
 pub mod redact;
 pub mod render;
 pub mod show;
+pub mod summary;
 pub mod verdict;
 pub mod window;
 

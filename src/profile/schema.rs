@@ -212,9 +212,9 @@ pub fn check_pattern(pattern: &str, case_insensitive: bool) -> Result<Option<Vec
         .case_insensitive(case_insensitive)
         .build()
         .parse(pattern)
-        .map_err(|e| syntax_error(pattern, &e))?;
+        .map_err(|e| syntax_error(&shown(pattern), &e))?;
     if hir.properties().minimum_len() == Some(0) {
-        return Err(RuleError::MatchesEmpty { pattern: pattern.to_string() });
+        return Err(RuleError::MatchesEmpty { pattern: shown(pattern) });
     }
     Ok(crate::literal::required(&hir, case_insensitive))
 }
@@ -249,6 +249,16 @@ fn toml_error(origin: &str, text: &str, err: &toml::de::Error) -> ProfileError {
 /// Error messages are one line on stderr.
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A pattern as an error message quotes it: at most 80 characters, so the
+/// reason after it is not pushed kilobytes to the right.
+fn shown(pattern: &str) -> String {
+    if pattern.chars().count() <= 80 {
+        pattern.to_string()
+    } else {
+        format!("{}…", pattern.chars().take(79).collect::<String>())
+    }
 }
 
 #[cfg(test)]

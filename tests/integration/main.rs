@@ -4,6 +4,7 @@
 
 mod util;
 
+mod batch;
 mod builtin_profiles;
 mod classify;
 mod profiles;

@@ -1,0 +1,46 @@
+//! Render stage: verdicts to bytes, one renderer per output format. Pure: the
+//! caller writes the bytes.
+
+mod github;
+mod json;
+mod markdown;
+mod text;
+
+pub use github::{Github, escape_data, escape_property};
+pub use json::Json;
+pub use markdown::Markdown;
+pub use text::Text;
+
+use crate::config::Format;
+use crate::summary::Summary;
+use crate::verdict::Verdict;
+
+/// One output format.
+pub trait Renderer {
+    /// Bytes before the first verdict.
+    fn begin(&self) -> Vec<u8> {
+        Vec::new()
+    }
+    /// The bytes of one verdict.
+    fn verdict(&self, verdict: &Verdict) -> Vec<u8>;
+    /// Bytes after the last verdict, with the summary when `--summary` asked.
+    fn end(&self, summary: Option<&Summary>) -> Vec<u8>;
+}
+
+/// The renderer of `format`. `color` applies to the text format.
+pub fn for_format(format: Format, pretty: bool, color: bool) -> Box<dyn Renderer + Send> {
+    match format {
+        Format::Json => Box::new(Json { pretty }),
+        Format::Text => Box::new(Text { color }),
+        Format::Github => Box::new(Github),
+        Format::Markdown => Box::new(Markdown),
+    }
+}
+
+/// `part` of `whole` as a percentage with one decimal.
+fn percent(share: f64) -> String {
+    format!("{:.1}%", share * 100.0)
+}
+
+#[cfg(test)]
+mod tests;

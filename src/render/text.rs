@@ -1,0 +1,66 @@
+//! Text: one line per log for people (`PAUSE  connection  logs/t1.log  …`),
+//! coloured on a terminal, and a summary table.
+
+use std::fmt::Write as _;
+
+use super::{Renderer, percent};
+use crate::summary::Summary;
+use crate::verdict::{Action, Verdict};
+
+/// One line per log.
+pub struct Text {
+    /// Colour the action.
+    pub color: bool,
+}
+
+impl Renderer for Text {
+    fn verdict(&self, v: &Verdict) -> Vec<u8> {
+        let detail = v.evidence.as_deref().unwrap_or(&v.reason);
+        let kind = v.kind.as_deref().unwrap_or("-");
+        // The log's name is the one field here that the input controls
+        // unsanitised (a file name may hold a line break or an escape).
+        let log = crate::error::printable(&v.log);
+        let action = format!("{:<6}", v.action.as_str().to_uppercase());
+        let action = if self.color {
+            let code = match v.action {
+                Action::Pause => "1;33",
+                Action::Retry => "1;36",
+                Action::Charge => "31",
+                Action::Skip => "2",
+            };
+            format!("\x1b[{code}m{action}\x1b[0m")
+        } else {
+            action
+        };
+        format!("{action} {kind:<14} {log}  {detail}\n").into_bytes()
+    }
+
+    fn end(&self, summary: Option<&Summary>) -> Vec<u8> {
+        let Some(s) = summary else { return Vec::new() };
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "\nsummary: {} logs, {} environment faults ({}), {} unreadable, {} timed out",
+            s.logs,
+            s.env_faults,
+            percent(s.env_fault_share),
+            s.errors,
+            s.timed_out
+        );
+        for (title, map) in [("action", &s.actions), ("kind", &s.kinds), ("rule", &s.rules)] {
+            if map.is_empty() {
+                continue;
+            }
+            let width = map.keys().map(|k| k.chars().count()).max().unwrap_or(0).max(title.len());
+            let _ = writeln!(out, "\n{title:<width$}  logs");
+            for (k, n) in map {
+                let _ = writeln!(out, "{k:<width$}  {n}");
+            }
+        }
+        let _ = writeln!(out, "\nunclassified ({}):", s.unclassified.len());
+        for log in &s.unclassified {
+            let _ = writeln!(out, "  {}", crate::error::printable(log));
+        }
+        out.into_bytes()
+    }
+}
