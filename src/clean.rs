@@ -79,7 +79,7 @@ struct Cleaner {
 
 /// Collects text and line boundaries; also the `vte` performer for sequences.
 struct Sink {
-    out: Vec<u8>,
+    out: String,
     lines: Vec<Line>,
     /// Where the current line's text starts in `out`.
     line_text_start: usize,
@@ -106,7 +106,7 @@ impl Cleaner {
         Cleaner {
             parser: vte::Parser::new(),
             sink: Sink {
-                out: Vec::with_capacity(capacity),
+                out: String::with_capacity(capacity),
                 lines: Vec::new(),
                 line_text_start: 0,
                 line_offset: 0,
@@ -129,10 +129,9 @@ impl Cleaner {
                 i += self.feed(bytes, i);
                 continue;
             }
-            let plain = plain_ascii_len(&bytes[i..]);
-            if plain > 0 {
-                self.sink.out.extend_from_slice(&bytes[i..i + plain]);
-                i += plain;
+            let run = text_run_len(&bytes[i..]);
+            if run > 0 {
+                i += self.text(&bytes[i..i + run], i);
                 continue;
             }
             match bytes[i] {
@@ -145,13 +144,16 @@ impl Cleaner {
                     self.sink.line_break(i + len);
                     i += len;
                 }
+                0x1B if let Some(len) = self.plain_csi(&bytes[i..]) => {
+                    self.sink.settle(i + len);
+                    i += len;
+                }
                 0x1B => {
                     self.sink.in_sequence = true;
                     // OSC, DCS, SOS, PM and APC are strings, ended by BEL or ST.
                     self.sink.in_string = matches!(bytes.get(i + 1), Some(b']' | b'P' | b'X' | b'^' | b'_'));
                     i += self.feed(bytes, i);
                 }
-                0x80.. => i += self.non_ascii(bytes, i),
                 // Other C0 controls and DEL are removed.
                 _ => i += 1,
             }
@@ -188,61 +190,83 @@ impl Cleaner {
         n
     }
 
-    /// Handles the non-ASCII bytes starting at `i`; returns how many it consumed.
-    fn non_ascii(&mut self, bytes: &[u8], i: usize) -> usize {
-        // Bulk path: a run of non-ASCII bytes that is valid UTF-8 and holds no C1
-        // control (U+0080–U+009F, encoded C2 80–C2 9F) is copied as it is.
-        let run = bytes[i..].iter().position(|b| b.is_ascii()).unwrap_or(bytes.len() - i);
-        let slice = &bytes[i..i + run];
-        if std::str::from_utf8(slice).is_ok() && !has_c1(slice) {
-            self.sink.out.extend_from_slice(slice);
-            return run;
+    /// The common case without the state machine: a complete CSI of parameter
+    /// and intermediate bytes and a final byte (`ESC [ 38;5;246 m`), acted on at
+    /// once. Returns its length; None for anything else (other sequences, a C0
+    /// control inside, a cut end), which `vte` then parses.
+    fn plain_csi(&mut self, bytes: &[u8]) -> Option<usize> {
+        if bytes.get(1) != Some(&b'[') {
+            return None;
         }
-        match decode_one(&bytes[i..]) {
+        let params = bytes[2..].iter().position(|b| !(0x30..=0x3F).contains(b))? + 2;
+        let finals = bytes[params..].iter().position(|b| !(0x20..=0x2F).contains(b))? + params;
+        let action = *bytes.get(finals).filter(|b| (0x40..=0x7E).contains(*b))?;
+        let digits = bytes[2..params].iter().take_while(|b| b.is_ascii_digit());
+        let first = digits.fold(0u16, |n, &d| n.saturating_mul(10).saturating_add(u16::from(d - b'0')));
+        self.sink.csi(char::from(action), first);
+        Some(finals + 1)
+    }
+
+    /// Copies a run of text (no C0 control but tab, no DEL) starting at window
+    /// offset `at`, up to its first invalid UTF-8 sequence or C1 control, which
+    /// it handles; returns how many bytes it consumed. One UTF-8 validation per
+    /// run between control bytes.
+    fn text(&mut self, run: &[u8], at: usize) -> usize {
+        // simdutf8 validates non-ASCII text several times faster than std.
+        let valid = match simdutf8::basic::from_utf8(run) {
+            Ok(text) => text,
+            Err(_) => match std::str::from_utf8(run) {
+                Ok(text) => text,
+                Err(e) => std::str::from_utf8(&run[..e.valid_up_to()]).unwrap_or_default(),
+            },
+        };
+        // U+0080–U+009F (C1 controls) are encoded C2 80–C2 9F.
+        let c1 = memchr::memchr_iter(0xC2, valid.as_bytes())
+            .find(|&k| valid.as_bytes().get(k + 1).is_some_and(|b| (0x80..=0x9F).contains(b)));
+        let upto = c1.unwrap_or(valid.len());
+        self.sink.out.push_str(&valid[..upto]);
+        if upto == run.len() {
+            return upto;
+        }
+        let (code, len) = match decode_one(&run[upto..]) {
+            Decoded::C1(code, len) => (code, len),
             Decoded::Char(c, len) => {
-                let mut buf = [0u8; 4];
-                self.sink.out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-                len
-            }
-            Decoded::C1(code, len) => {
-                // An 8-bit C1 control acts as ESC followed by (code - 0x40)
-                // (ECMA-48 §5.3) — CSI 0x9B is `ESC [`, NEL 0x85 is `ESC E` —
-                // except the string introducers (DCS, SOS, OSC, PM, APC): in a
-                // UTF-8 log a lone 0x90–0x9F is far likelier a stray byte of a
-                // broken character than a string, which would hide the rest.
-                if !matches!(code, 0x90 | 0x98 | 0x9D | 0x9E | 0x9F) {
-                    self.sink.in_sequence = true;
-                    self.sink.in_string = false;
-                    self.parser.advance(&mut self.sink, &[0x1B, code - 0x40]);
-                    self.sink.settle(i + len);
-                }
-                len
+                self.sink.out.push(c);
+                return upto + len;
             }
             Decoded::Invalid(len) => {
-                self.sink.out.extend_from_slice("\u{FFFD}".as_bytes());
-                len
+                self.sink.out.push('\u{FFFD}');
+                return upto + len;
             }
+        };
+        // An 8-bit C1 control acts as ESC followed by (code - 0x40) (ECMA-48
+        // §5.3) — CSI 0x9B is `ESC [`, NEL 0x85 is `ESC E` — except the string
+        // introducers (DCS, SOS, OSC, PM, APC): in a UTF-8 log a lone 0x90–0x9F
+        // is far likelier a stray byte of a broken character than a string,
+        // which would hide the rest of the window.
+        if !matches!(code, 0x90 | 0x98 | 0x9D | 0x9E | 0x9F) {
+            self.sink.in_sequence = true;
+            self.sink.in_string = false;
+            self.parser.advance(&mut self.sink, &[0x1B, code - 0x40]);
+            self.sink.settle(at + upto + len);
         }
+        upto + len
     }
 }
 
-/// Length of the leading run of bytes that are copied as they are: printable
-/// ASCII and tab. Checks 16 bytes at a time, which the compiler vectorises.
+/// Length of the leading run of text bytes: anything but C0 controls (tab
+/// excepted) and DEL. Checks 16 bytes at a time, which the compiler vectorises.
 #[inline]
-fn plain_ascii_len(bytes: &[u8]) -> usize {
-    let plain = |b: u8| matches!(b, 0x20..=0x7E) || b == b'\t';
+fn text_run_len(bytes: &[u8]) -> usize {
+    let text = |b: u8| b >= 0x20 && b != 0x7F || b == b'\t';
     let mut n = 0;
     for chunk in bytes.chunks_exact(16) {
-        if !chunk.iter().fold(true, |ok, &b| ok & plain(b)) {
+        if !chunk.iter().fold(true, |ok, &b| ok & text(b)) {
             break;
         }
         n += 16;
     }
-    n + bytes[n..].iter().position(|&b| !plain(b)).unwrap_or(bytes.len() - n)
-}
-
-fn has_c1(utf8: &[u8]) -> bool {
-    utf8.windows(2).any(|w| w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1]))
+    n + bytes[n..].iter().position(|&b| !text(b)).unwrap_or(bytes.len() - n)
 }
 
 enum Decoded {
@@ -279,10 +303,10 @@ impl Sink {
             self.space();
             return;
         }
-        let text = &self.out[self.line_text_start..];
+        let text = &self.out.as_bytes()[self.line_text_start..];
         if text.iter().any(|b| !b.is_ascii_whitespace()) {
             self.lines.push(Line { offset: self.line_offset, start: self.line_text_start, end: self.out.len() });
-            self.out.push(b'\n');
+            self.out.push('\n');
             self.line_text_start = self.out.len();
         } else {
             // Whitespace-only lines are dropped and their bytes reused.
@@ -293,8 +317,8 @@ impl Sink {
 
     /// A cursor move along the row stands for the blank it leaves on screen.
     fn space(&mut self) {
-        if self.out.len() > self.line_text_start && !self.out.last().is_some_and(|b| b.is_ascii_whitespace()) {
-            self.out.push(b' ');
+        if self.out.len() > self.line_text_start && !self.out.ends_with(|c: char| c.is_ascii_whitespace()) {
+            self.out.push(' ');
         }
     }
 
@@ -302,10 +326,21 @@ impl Sink {
         if !self.break_as_space {
             self.line_break(len);
         }
-        // Every byte pushed came from a valid `str`, a `char`, or ASCII, so this
-        // never falls back; the fallback keeps a bug from becoming a panic.
-        let text = String::from_utf8(self.out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        Cleaned { text, lines: self.lines }
+        Cleaned { text: self.out, lines: self.lines }
+    }
+
+    /// A CSI's effect on lines: `first` is its first parameter (0 if none).
+    fn csi(&mut self, action: char, first: u16) {
+        match action {
+            // Moves to another row, erases the screen, scrolls, restores the
+            // cursor: what follows is not on the same line.
+            'A' | 'B' | 'E' | 'F' | 'H' | 'f' | 'd' | 'e' | 'k' | 'J' | 'S' | 'T' | 'u' => self.break_here(),
+            // To column 1 is a carriage return; elsewhere along the row, a gap.
+            'G' | '`' if first <= 1 => self.break_here(),
+            'C' | 'G' | '`' | 'a' => self.space(),
+            _ => {}
+        }
+        self.sequence_done();
     }
 
     fn sequence_done(&mut self) {
@@ -349,8 +384,7 @@ impl vte::Perform for Sink {
         // Only reached in the ground state, after a sequence `vte` left without
         // a dispatch (e.g. an ignored CSI): the sequence is over.
         if !c.is_control() {
-            let mut buf = [0u8; 4];
-            self.out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            self.out.push(c);
         }
         self.printed = true;
         self.sequence_done();
@@ -361,7 +395,7 @@ impl vte::Perform for Sink {
             // Inside a sequence a CR cannot be paired with its LF here; a CRLF
             // then gives an empty line, which is dropped.
             b'\n' | b'\r' => self.break_here(),
-            b'\t' => self.out.push(b'\t'),
+            b'\t' => self.out.push('\t'),
             // CAN and SUB abort the sequence.
             0x18 | 0x1A => self.sequence_done(),
             _ => {}
@@ -369,16 +403,7 @@ impl vte::Perform for Sink {
     }
 
     fn csi_dispatch(&mut self, params: &vte::Params, _intermediates: &[u8], _ignore: bool, action: char) {
-        match action {
-            // Moves to another row, erases the screen, scrolls, restores the
-            // cursor: what follows is not on the same line.
-            'A' | 'B' | 'E' | 'F' | 'H' | 'f' | 'd' | 'e' | 'k' | 'J' | 'S' | 'T' | 'u' => self.break_here(),
-            // To column 1 is a carriage return; elsewhere along the row, a gap.
-            'G' | '`' if first_param(params) <= 1 => self.break_here(),
-            'C' | 'G' | '`' | 'a' => self.space(),
-            _ => {}
-        }
-        self.sequence_done();
+        self.csi(action, first_param(params));
     }
 
     fn esc_dispatch(&mut self, _intermediates: &[u8], _ignore: bool, byte: u8) {

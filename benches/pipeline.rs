@@ -1,0 +1,122 @@
+//! Micro-benchmarks of the pipeline stages on a 64 KiB pane-capture window:
+//! clean (against `strip-ansi-escapes` and raw `vte`), the literal prefilter and
+//! match scan, the whole in-process classification, and profile preparation.
+//!
+//! `cargo bench --bench pipeline`. Inputs are made here, deterministically.
+
+#![allow(clippy::unwrap_used)] // Benchmarks stop on bad setup.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use divan::counter::BytesCount;
+use faultsift::profile::{Layer, Resolver};
+use faultsift::{CompiledProfile, Subject, WindowSpec, classify_window, clean, window};
+
+fn main() {
+    divan::main();
+}
+
+/// A Claude Code pane capture: colours, spinner repaints with CR, cursor moves,
+/// box drawing and a retry line at the end, repeated to `len` bytes.
+fn pane_capture(len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(len + 256);
+    let mut i = 0u32;
+    while out.len() < len {
+        let line = match i % 8 {
+            0 => format!("\x1b[38;5;246m⏺\x1b[0m Working on step {i}: editing src/module_{}.rs\r\n", i % 50),
+            1 => format!("  ⎿  \x1b[2mRead {} lines (ctrl+r to expand)\x1b[0m\r\n", i % 400),
+            2 => format!("\r\x1b[2K\x1b[38;5;174m✻\x1b[0m Thinking… ({i}s · esc to interrupt)"),
+            3 => "\r\x1b[2K\r\n".to_string(),
+            4 => "\x1b[1;38;5;174m╭───────────────────────────────────────────╮\x1b[0m\r\n".to_string(),
+            5 => format!("│ > run the test suite for crate {}            │\r\n", i % 9),
+            6 => format!("\x1b[1A\x1b[2K     ✓ test_{i} passes ({} ms)\r\n", i % 97),
+            _ => "\x1b[1;38;5;174m╰───────────────────────────────────────────╯\x1b[0m\r\n".to_string(),
+        };
+        out.extend_from_slice(line.as_bytes());
+        i += 1;
+    }
+    out.truncate(len - 100);
+    out.extend_from_slice(
+        "\r\n  ⎿  API Error (Connection error.) · Retrying in 4 seconds… (attempt 4/10)\r\n".as_bytes(),
+    );
+    out
+}
+
+const WINDOW: usize = 64 * 1024;
+
+fn claude() -> CompiledProfile {
+    let profile = Resolver::new(vec![Layer::Builtin]).resolve_for_matching("claude").unwrap();
+    CompiledProfile::compile(profile, "builtin").unwrap()
+}
+
+mod cleaning {
+    use super::*;
+
+    #[divan::bench]
+    fn faultsift(bencher: divan::Bencher) {
+        let input = pane_capture(WINDOW);
+        bencher.counter(BytesCount::of_slice(&input)).bench(|| clean::clean(black_box(&input), false));
+    }
+
+    #[divan::bench]
+    fn strip_ansi_escapes(bencher: divan::Bencher) {
+        let input = pane_capture(WINDOW);
+        bencher.counter(BytesCount::of_slice(&input)).bench(|| ::strip_ansi_escapes::strip(black_box(&input)));
+    }
+
+    #[divan::bench]
+    fn plain_text(bencher: divan::Bencher) {
+        let input: Vec<u8> = (0..WINDOW).map(|i| if i % 80 == 79 { b'\n' } else { b'a' + (i % 26) as u8 }).collect();
+        bencher.counter(BytesCount::of_slice(&input)).bench(|| clean::clean(black_box(&input), false));
+    }
+}
+
+mod matching {
+    use super::*;
+
+    #[divan::bench]
+    fn scan_64k_window(bencher: divan::Bencher) {
+        let profile = claude();
+        let cleaned = clean::clean(&pane_capture(WINDOW), false);
+        // Warm: the winning rule's regex is compiled on first use.
+        let _ = profile.scan(&cleaned, None);
+        bencher.bench(|| profile.scan(black_box(&cleaned), None));
+    }
+
+    #[divan::bench]
+    fn prepare_claude_profile(bencher: divan::Bencher) {
+        bencher.bench(claude);
+    }
+}
+
+mod whole {
+    use super::*;
+
+    fn classify(profile: &CompiledProfile, log: &[u8]) -> faultsift::Verdict {
+        let w = window::from_bytes(log, WindowSpec::default());
+        let subject =
+            Subject { log: "bench.log", profile: "claude", profile_origin: "builtin", status: Some("timeout") };
+        classify_window(profile, subject, &w, None, Duration::from_secs(2))
+    }
+
+    /// Window, clean, match, decide on a 5 MB capture, profile already prepared.
+    #[divan::bench]
+    fn classify_64k_window(bencher: divan::Bencher) {
+        let profile = claude();
+        let log = pane_capture(5 << 20);
+        let _ = classify(&profile, &log);
+        bencher.bench(|| classify(&profile, black_box(&log)));
+    }
+
+    /// The same from a cold start: the profile prepared and the winning regex
+    /// compiled inside the measurement, as a fresh process does it.
+    #[divan::bench]
+    fn classify_cold(bencher: divan::Bencher) {
+        let log = pane_capture(5 << 20);
+        bencher.bench(|| {
+            let profile = claude();
+            classify(&profile, black_box(&log))
+        });
+    }
+}
