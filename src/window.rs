@@ -116,24 +116,33 @@ pub fn read_stream(mut reader: impl Read, spec: WindowSpec) -> io::Result<Window
     // `tail_bytes` is capped at MAX_TAIL_BYTES by the caller; the fallback only
     // keeps a hostile value from overflowing.
     let keep = usize::try_from(spec.tail_bytes).unwrap_or(usize::MAX / 4) + 1;
-    let compact_at = (2 * keep).max(4 * CHUNK);
+    // Reads go straight into the buffer; when the next read might not fit, the
+    // last `keep` bytes move to the front. One copy per byte from the kernel,
+    // plus a memmove of `keep` bytes every `capacity - keep` bytes read.
+    let capacity = (2 * keep).max(4 * CHUNK) + CHUNK;
     let mut ring: Vec<u8> = Vec::new();
-    let mut chunk = vec![0u8; CHUNK];
+    let mut filled = 0usize;
     let mut total: u64 = 0;
     loop {
-        let n = match reader.read(&mut chunk) {
+        if filled + CHUNK > capacity {
+            let from = filled - keep;
+            ring.copy_within(from..filled, 0);
+            filled = keep;
+        }
+        if filled + CHUNK > ring.len() {
+            // Grown on demand: a short stream never allocates the whole capacity.
+            ring.resize((filled + CHUNK).max(ring.len() * 2).min(capacity), 0);
+        }
+        let n = match reader.read(&mut ring[filled..filled + CHUNK]) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
+        filled += n;
         total += n as u64;
-        if ring.len() + n > compact_at {
-            let drop = (ring.len() + n).saturating_sub(keep).min(ring.len());
-            ring.drain(..drop);
-        }
-        ring.extend_from_slice(&chunk[..n]);
     }
+    ring.truncate(filled);
     // `ring` now ends at `total` and holds at least `keep` bytes unless the stream
     // was shorter; the plan never starts earlier than `total - keep + 1`.
     let ring_start = total - ring.len() as u64;

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Whole-process timings of faultsift against its peers, side by side in one run.
+
+Run through benches/compare.sh, which builds the release binary first. Makes its
+inputs in a scratch directory, then times each group of commands alternately
+(hyperfine -N when it is installed, else its own interleaved loop) and prints
+medians and the ratios the performance issue sets as targets.
+
+Usage: compare.py BINARY [--runs N] [--quick]
+"""
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PEER = ROOT.parent / "shared" / "bench" / "peer_classify.py"
+ESC = "\x1b"
+
+
+def pane_capture(size):
+    """A Claude Code pane capture of about `size` bytes: colours, repaints with CR,
+    box drawing, ending in the connection-retry line."""
+    rnd = random.Random(7)
+    parts, n, i = [], 0, 0
+    while n < size:
+        line = [
+            f"{ESC}[38;5;246m⏺{ESC}[0m Working on step {i}: editing src/module_{i % 50}.rs ({rnd.randint(1, 999)} changes)\r\n",
+            f"  ⎿  {ESC}[2mRead {i % 400} lines (ctrl+r to expand){ESC}[0m\r\n",
+            f"\r{ESC}[2K{ESC}[38;5;174m✻{ESC}[0m Thinking… ({i}s · esc to interrupt)",
+            f"\r{ESC}[2K\r\n{ESC}[1;38;5;174m╭────────────────────────────────────╮{ESC}[0m\r\n",
+            f"│ > run the test suite for crate {i % 9}     │\r\n",
+        ][i % 5]
+        parts.append(line)
+        n += len(line.encode())
+        i += 1
+    parts.append("  ⎿  API Error (Connection error.) · Retrying in 4 seconds… (attempt 4/10)\r\n")
+    return "".join(parts).encode()
+
+
+def make_inputs(work, quick):
+    pane = pane_capture(5 << 20)
+    (work / "pane.log").write_bytes(pane)
+    (work / "small.log").write_bytes(pane[-65536:])
+    # A 10 GiB log that is sparse but for its tail.
+    sparse = work / "sparse.log"
+    with open(sparse, "wb") as f:
+        f.truncate((10 << 30) - 65536)
+        f.seek(0, 2)
+        f.write(pane[-65536:])
+    # A 512 MiB stream (a file, piped through cat).
+    stream = work / "stream.log"
+    with open(stream, "wb") as f:
+        for _ in range(((64 if quick else 512) << 20) // len(pane)):
+            f.write(pane)
+    for count, name in [(1000, "logs1k"), (2000 if quick else 10000, "logs10k")]:
+        d = work / name
+        d.mkdir()
+        for k in range(count):
+            tail = pane[-2048:] if k % 3 else pane[-2048:].replace("Connection error".encode(), b"progress report")
+            (d / f"{k:05}.log").write_bytes(tail)
+    # The peer's patterns: four, as the classifier it stands in for ships.
+    (work / "patterns.txt").write_text(
+        "API Error: (?:5\\d\\d|Connection error|Request timed out)\n"
+        "API Error \\((?:Connection error|Request timed out)\\.\\)\n"
+        "Unable to connect to API\n"
+        "usage limit reached\n"
+    )
+    noop = work / "noop.rs"
+    noop.write_text("fn main() {}\n")
+    subprocess.run(["rustc", "-O", "-o", str(work / "noop"), str(noop)], check=True)
+
+
+def time_group(commands, runs, warmup=5):
+    """Median seconds of each command (a list of argv), measured alternately."""
+    if shutil.which("hyperfine"):
+        with tempfile.NamedTemporaryFile(suffix=".json") as out:
+            args = ["hyperfine", "-N", "--style", "none", "--warmup", str(warmup), "--runs", str(runs),
+                    "--export-json", out.name]
+            args += [" ".join(_quote(a) for a in c) for c in commands]
+            subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+            data = json.load(open(out.name))
+            return [r["median"] for r in data["results"]]
+    samples = [[] for _ in commands]
+    for r in range(runs + warmup):
+        for i, c in enumerate(commands):
+            t = time.perf_counter()
+            subprocess.run(c, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if r >= warmup:
+                samples[i].append(time.perf_counter() - t)
+    return [statistics.median(s) for s in samples]
+
+
+def _quote(a):
+    return a if a and all(c.isalnum() or c in "/._-=:" for c in a) else "'" + a.replace("'", "'\\''") + "'"
+
+
+def peak_rss_kib(shell_command):
+    """Peak RSS (KiB) of the last process of a shell pipeline, via GNU time."""
+    out = subprocess.run(["sh", "-c", shell_command], capture_output=True, text=True)
+    lines = [l for l in out.stderr.strip().splitlines() if l.strip().isdigit()]
+    return int(lines[-1]) if lines else None
+
+
+def row(name, seconds, base=None):
+    ratio = f"{seconds / base:8.2f}x" if base else ""
+    print(f"  {name:<58} {seconds * 1000:9.2f} ms {ratio}")
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1])
+    quick = "--quick" in sys.argv
+    runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else (30 if quick else 200)
+    work = Path(tempfile.mkdtemp(prefix="faultsift-bench-"))
+    try:
+        make_inputs(work, quick)
+        fs = lambda *a: [binary, "classify", "--profile", "claude", *a]
+        pane, pats = str(work / "pane.log"), str(work / "patterns.txt")
+        strip = "s/\\x1b\\[[0-9;?]*[A-Za-z]//g; s/\\x1b\\][^\\x07]*\\x07//g"
+        shell = ["sh", "-c", f"tail -c 65536 {pane} | tr '\\r' '\\n' | sed -E '{strip}' | grep -E -f {pats} | tail -n 1"]
+        print(f"faultsift whole-process comparison ({'hyperfine' if shutil.which('hyperfine') else 'own loop'}, medians)")
+
+        print("\n1. One 5 MiB pane capture, profile claude")
+        floor, fst, sh = time_group([[str(work / "noop")], fs(pane), shell], runs)
+        row("do-nothing Rust binary (the floor)", floor)
+        row("faultsift classify", fst, floor)
+        row("tail | tr | sed | grep -E (shell pipeline)", sh, fst)
+        py = None
+        if PEER.exists() and subprocess.run([sys.executable, "-c", "import regex"]).returncode == 0:
+            (py,) = time_group([[sys.executable, str(PEER), pane, pats]], max(5, runs // 10), warmup=2)
+            row("Python peer (shared/bench/peer_classify.py)", py, fst)
+        print(f"  -> faultsift / floor = {fst / floor:.2f} (target <= 1.3); shell / faultsift = {sh / fst:.1f} (>= 3)"
+              + (f"; Python / faultsift = {py / fst:.0f} (>= 100)" if py else "; Python peer: no `regex` module"))
+
+        print("\n2. A 10 GiB sparse log against a 64 KiB one")
+        small, sparse = time_group([fs(str(work / "small.log")), fs(str(work / "sparse.log"))], runs)
+        row("64 KiB log", small)
+        row("10 GiB log", sparse, small)
+
+        size = (work / "stream.log").stat().st_size >> 20
+        print(f"\n3. A {size} MiB stream through a pipe")
+        stream = str(work / "stream.log")
+        tail, fsp = time_group(
+            [["sh", "-c", f"cat {stream} | tail -c 65536 > /dev/null"], ["sh", "-c", f"cat {stream} | {binary} classify --profile claude > /dev/null"]],
+            max(5, runs // 20), warmup=1)
+        row("cat | tail -c 65536", tail)
+        row("cat | faultsift classify", fsp, tail)
+        if os.path.exists("/usr/bin/time"):
+            rss = peak_rss_kib(f"cat {stream} | /usr/bin/time -f %M {binary} classify --profile claude > /dev/null")
+            print(f"  peak RSS of faultsift: {rss / 1024:.1f} MiB (target < 12 MiB)" if rss else "  peak RSS: unavailable")
+
+        print("\n4. Batches")
+        d1k = work / "logs1k"
+        loop = ["sh", "-c", f"for f in {d1k}/*; do {binary} classify --profile claude \"$f\"; done > /dev/null"]
+        one, many = time_group([fs(str(d1k)), loop], max(3, runs // 40), warmup=1)
+        row("one process over 1,000 logs", one)
+        row("1,000 processes, one log each", many, one)
+        d10k = str(work / "logs10k")
+        j1, j2 = time_group([fs("-j", "1", d10k), fs("-j", "2", d10k)], max(3, runs // 40), warmup=1)
+        n10k = len(os.listdir(d10k))
+        row(f"{n10k:,} logs, 1 thread", j1)
+        row(f"{n10k:,} logs, 2 threads", j2, j1)
+        print(f"  -> speed-up from 1 to 2 threads: {j1 / j2:.2f}x (target >= 1.7 on 2 idle cores; nproc = {os.cpu_count()})")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
