@@ -145,28 +145,32 @@ fn test_report_human(reports: &[check::ProfileReport]) -> String {
     for r in reports {
         let c = &r.counts;
         out.push_str(&format!(
-            "{} {} ({}): {} rules, {} examples, {} counterexamples, {} bait lines, {} own lines{}\n",
+            "{} {} ({}): {}, {}, {}, {}, {}{}\n",
             if c.failures == 0 { "ok  " } else { "FAIL" },
             c.profile,
             c.origin,
-            c.rules,
-            c.examples,
-            c.counterexamples,
-            c.bait_lines,
-            c.self_lines,
+            plural(c.rules, "rule"),
+            plural(c.examples, "example"),
+            plural(c.counterexamples, "counterexample"),
+            plural(c.bait_lines, "bait line"),
+            plural(c.self_lines, "own line"),
             if c.clean_log_lines > 0 { format!(", {} clean-log lines", c.clean_log_lines) } else { String::new() },
         ));
     }
     let failures: usize = reports.iter().map(|r| r.failures.len()).sum();
     let warnings: usize = reports.iter().map(|r| r.warnings.len()).sum();
     out.push_str(&format!(
-        "faultsift test: {} profile{}, {failures} failure{}, {warnings} warning{}\n",
-        reports.len(),
-        if reports.len() == 1 { "" } else { "s" },
-        if failures == 1 { "" } else { "s" },
-        if warnings == 1 { "" } else { "s" },
+        "faultsift test: {}, {}, {}\n",
+        plural(reports.len(), "profile"),
+        plural(failures, "failure"),
+        plural(warnings, "warning")
     ));
     out
+}
+
+/// `1 rule`, `2 rules`.
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
 }
 
 fn read_clean_logs(dir: &std::path::Path) -> Result<Vec<check::CleanLog>> {
