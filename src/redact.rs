@@ -8,33 +8,37 @@ use regex::Regex;
 /// What a redacted secret is replaced with.
 pub const MARK: &str = "[REDACTED]";
 
-/// The shapes redacted. Groups are non-capturing except the one around a value:
-/// where a shape has it, only the value is replaced (the key name or the `Bearer`
-/// word stays, so the evidence still reads).
-const SHAPES: &[&str] = &[
+/// The shapes redacted, each with the lowercase literals one of which it
+/// needs: a shape's regex is compiled (once) only when a text holds one, so a
+/// verdict whose evidence holds no secret-like text compiles none. Groups are
+/// non-capturing except the one around a value: where a shape has it, only the
+/// value is replaced (the key name or the `Bearer` word stays, so the evidence
+/// still reads).
+const SHAPES: &[(&[&str], &str)] = &[
     // Anthropic and OpenAI keys (sk-ant-…, sk-proj-…, sk-…).
-    r"\bsk-ant-[A-Za-z0-9_\-]{8,}",
-    r"\bsk-[A-Za-z0-9_\-]{16,}",
+    (&["sk-"], r"\bsk-(?:ant-[A-Za-z0-9_\-]{8,}|[A-Za-z0-9_\-]{16,})"),
     // Google API keys.
-    r"\bAIza[0-9A-Za-z_\-]{30,}",
+    (&["aiza"], r"\bAIza[0-9A-Za-z_\-]{30,}"),
     // GitHub tokens: personal, OAuth, server, user-to-server, refresh, fine-grained.
-    r"\bgh[pousr]_[A-Za-z0-9]{20,}",
-    r"\bgithub_pat_[A-Za-z0-9_]{20,}",
+    (&["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"], r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),
     // Slack tokens.
-    r"\bxox[abposr]-[A-Za-z0-9\-]{10,}",
+    (&["xox"], r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
     // AWS access key ids.
-    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
+    (&["akia", "asia"], r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
     // JSON Web Tokens: three base64url parts, the first a JSON header.
-    r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+    (&["eyj"], r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
     // HTTP bearer credentials.
-    r"(?i:\bbearer)\s+([A-Za-z0-9._~+/=\-]{8,})",
+    (&["bearer"], r"(?i:\bbearer)\s+([A-Za-z0-9._~+/=\-]{8,})"),
     // Values of key=…, token: …, "secret": "…", password=… (the name kept).
-    r#"(?i:\b(?:api[_\-]?key|access[_\-]?key|secret[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|client[_\-]?secret|key|token|secret|password|passwd)\b)["']?\s*[=:]\s*["']?([^\s"'&,;]+)"#,
+    (
+        &["key", "token", "secret", "passw"],
+        r#"(?i:\b(?:api[_\-]?key|access[_\-]?key|secret[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|client[_\-]?secret|key|token|secret|password|passwd)\b)["']?\s*[=:]\s*["']?([^\s"'&,;]+)"#,
+    ),
 ];
 
-fn shapes() -> Option<&'static Regex> {
-    static RE: OnceLock<Option<Regex>> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(&SHAPES.join("|")).ok()).as_ref()
+fn shape(i: usize) -> Option<&'static Regex> {
+    static COMPILED: [OnceLock<Option<Regex>>; SHAPES.len()] = [const { OnceLock::new() }; SHAPES.len()];
+    COMPILED[i].get_or_init(|| Regex::new(SHAPES[i].1).ok()).as_ref()
 }
 
 /// `text` with secrets replaced, and the replaced byte ranges of `text` with the
@@ -68,18 +72,33 @@ impl Redacted {
 
 /// Redacts every secret shape in `text`.
 pub fn redact(text: &str) -> Redacted {
-    let Some(re) = shapes() else {
-        return Redacted { text: text.to_string(), replaced: Vec::new() };
-    };
+    let lower = text.to_ascii_lowercase();
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for (i, (triggers, _)) in SHAPES.iter().enumerate() {
+        if !triggers.iter().any(|t| lower.contains(t)) {
+            continue;
+        }
+        let Some(re) = shape(i) else { continue };
+        for caps in re.captures_iter(text) {
+            if let Some(m) = caps.iter().skip(1).flatten().next().or_else(|| caps.get(0)) {
+                spans.push((m.start(), m.end()));
+            }
+        }
+    }
+    // Shapes can overlap (a key=value whose value is an sk- key): the earliest,
+    // then longest, span wins.
+    spans.sort_by_key(|&(start, end)| (start, std::cmp::Reverse(end)));
     let mut out = String::with_capacity(text.len());
     let mut replaced = Vec::new();
     let mut last = 0;
-    for caps in re.captures_iter(text) {
-        let Some(m) = caps.iter().skip(1).flatten().next().or_else(|| caps.get(0)) else { continue };
-        out.push_str(&text[last..m.start()]);
+    for (start, end) in spans {
+        if start < last {
+            continue;
+        }
+        out.push_str(&text[last..start]);
         out.push_str(MARK);
-        replaced.push((m.start(), m.end(), MARK.len()));
-        last = m.end();
+        replaced.push((start, end, MARK.len()));
+        last = end;
     }
     out.push_str(&text[last..]);
     Redacted { text: out, replaced }
@@ -96,7 +115,14 @@ mod tests {
 
     #[test]
     fn shapes_compile() {
-        assert!(shapes().is_some());
+        for i in 0..SHAPES.len() {
+            assert!(shape(i).is_some(), "{}", SHAPES[i].1);
+        }
+    }
+
+    #[test]
+    fn overlapping_shapes_give_one_mark() {
+        assert_eq!(redact_str("api_key=sk-proj-0123456789abcdefABCDEF end"), format!("api_key={MARK} end"));
     }
 
     #[test]
