@@ -369,8 +369,13 @@ fn resolve_config(args: &ClassifyArgs) -> Result<ClassifyConfig> {
     if logs.iter().filter(|l| **l == LogSource::Stdin).count() > 1 {
         bail!("standard input (`-`) can be given only once");
     }
-    let threads =
-        args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).clamp(1, 256);
+    // One log needs one worker; asking for the core count reads cgroup files.
+    let threads = match (args.threads, logs.len()) {
+        (Some(n), _) => n,
+        (None, 1) => 1,
+        (None, _) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    }
+    .clamp(1, 256);
     Ok(ClassifyConfig {
         logs,
         window: WindowSpec { tail_bytes: args.tail_bytes, since: args.since },
