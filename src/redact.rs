@@ -20,7 +20,10 @@ const SHAPES: &[(&[&str], &str)] = &[
     // Google API keys.
     (&["aiza"], r"\bAIza[0-9A-Za-z_\-]{30,}"),
     // GitHub tokens: personal, OAuth, server, user-to-server, refresh, fine-grained.
-    (&["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"], r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),
+    (
+        &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
+    ),
     // Slack tokens.
     (&["xox"], r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
     // AWS access key ids.
