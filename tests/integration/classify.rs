@@ -139,7 +139,9 @@ fn any_other_status_is_classified() {
 
 #[test]
 fn unreadable_log_gets_an_error_verdict_and_exit_2() {
-    let t = Test::new().file("ok.log", format!("{RETRY_LINE}\n")).file("dir/x", "");
+    let t = Test::new().file("ok.log", format!("{RETRY_LINE}\n"));
+    // An empty directory: nothing under it to classify, so it is an error itself.
+    std::fs::create_dir(t.path().join("dir")).unwrap();
     let out = t.args(["classify", "--profile", "claude", "missing.log", "ok.log", "dir"]).status(2).run();
     let verdicts: Vec<faultsift::Verdict> = out.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let logs: Vec<&str> = verdicts.iter().map(|v| v.log.as_str()).collect();
