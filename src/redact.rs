@@ -32,10 +32,12 @@ const SHAPES: &[(&[&str], &str)] = &[
     (&["eyj"], r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
     // HTTP bearer credentials.
     (&["bearer"], r"(?i:\bbearer)\s+([A-Za-z0-9._~+/=\-]{8,})"),
-    // Values of key=…, token: …, "secret": "…", password=… (the name kept).
+    // Values of key=…, token: …, "secret": "…", password=… (the name kept),
+    // also as the end of an environment variable's name (DB_PASSWORD=…,
+    // OPENAI_API_KEY=…), where no word boundary precedes the name.
     (
         &["key", "token", "secret", "passw"],
-        r#"(?i:\b(?:api[_\-]?key|access[_\-]?key|secret[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|client[_\-]?secret|key|token|secret|password|passwd)\b)["']?\s*[=:]\s*["']?([^\s"'&,;]+)"#,
+        r#"(?i:(?:\b|_)(?:api[_\-]?key|access[_\-]?key|secret[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|client[_\-]?secret|key|token|secret|password|passwd)\b)["']?\s*[=:]\s*["']?([^\s"'&,;]+)"#,
     ),
 ];
 
@@ -92,10 +94,18 @@ pub fn redact(text: &str) -> Redacted {
     // then longest, span wins.
     spans.sort_by_key(|&(start, end)| (start, std::cmp::Reverse(end)));
     let mut out = String::with_capacity(text.len());
-    let mut replaced = Vec::new();
+    let mut replaced: Vec<(usize, usize, usize)> = Vec::new();
     let mut last = 0;
     for (start, end) in spans {
         if start < last {
+            // Inside the last mark; if it runs past it (a bearer value cut at a
+            // character its key=value reading takes in), the mark grows over it.
+            if end > last {
+                if let Some(r) = replaced.last_mut() {
+                    r.1 = end;
+                }
+                last = end;
+            }
             continue;
         }
         out.push_str(&text[last..start]);
@@ -118,8 +128,8 @@ mod tests {
 
     #[test]
     fn shapes_compile() {
-        for i in 0..SHAPES.len() {
-            assert!(shape(i).is_some(), "{}", SHAPES[i].1);
+        for (i, (_, pattern)) in SHAPES.iter().enumerate() {
+            assert!(shape(i).is_some(), "{pattern}");
         }
     }
 
