@@ -15,7 +15,7 @@ use anyhow::{Context, Result, bail};
 use clap::CommandFactory;
 
 use crate::bait::{self, BaitLine};
-use crate::cli::{ClassifyArgs, Cli, Command, ExplainArgs, ProfileDirs, TestArgs};
+use crate::cli::{ClassifyArgs, Cli, Command, ExplainArgs, ProfileDirs, ProfileSelect, TestArgs};
 use crate::config::{ClassifyConfig, Format, LogSource, TestFormat};
 use crate::decide::{self, Subject};
 use crate::exit_codes::ExitCode;
@@ -56,6 +56,13 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
+/// The profile `--profile` (or `FAULTSIFT_PROFILE`) names, as matching needs it.
+fn resolve_selected(select: &ProfileSelect) -> Result<Profile> {
+    let resolver = Resolver::from_env(&select.dirs.profile_dirs)?;
+    let selector = select.profile.as_deref().ok_or_else(|| resolver.none_given())?;
+    Ok(resolver.resolve_for_matching(selector)?)
+}
+
 fn print(text: &str) -> Result<ExitCode> {
     print_bytes(text.as_bytes())
 }
@@ -68,18 +75,16 @@ fn print_bytes(bytes: &[u8]) -> Result<ExitCode> {
 }
 
 fn explain(args: ExplainArgs) -> Result<ExitCode> {
-    let resolver = Resolver::from_env(&args.dirs.profile_dirs)?;
-    let selector = args.profile.clone().ok_or_else(|| resolver.none_given())?;
-    let profile = resolver.resolve(&selector)?;
+    let profile = resolve_selected(&args.select)?;
     let origin = profile.origin.label();
     let compiled = CompiledProfile::compile(profile, &origin)?;
     let source = if args.log.as_os_str() == "-" { LogSource::Stdin } else { LogSource::Path(args.log.clone()) };
     let label = source.label();
-    let window = read_window(&source, WindowSpec { tail_bytes: args.tail_bytes, since: args.since })
+    let window = read_window(&source, WindowSpec { tail_bytes: args.scan.tail_bytes, since: args.scan.since })
         .with_context(|| label.clone())?;
     let color = args.color.resolve(io::stdout().is_terminal(), std::env::var_os("NO_COLOR").as_deref());
     let subject = Subject { log: &label, profile: &compiled.profile.name, profile_origin: &origin, status: None };
-    print(&crate::explain::explain(&compiled, subject, &window, args.timeout, color))
+    print(&crate::explain::explain(&compiled, subject, &window, args.scan.timeout, color))
 }
 
 fn test(args: TestArgs) -> Result<ExitCode> {
@@ -222,9 +227,7 @@ fn profiles(dirs: &ProfileDirs) -> Result<ExitCode> {
 
 fn classify(args: ClassifyArgs) -> Result<ExitCode> {
     let config = resolve_config(&args)?;
-    let resolver = Resolver::from_env(&args.profile_dirs)?;
-    let selector = args.profile.clone().ok_or_else(|| resolver.none_given())?;
-    let profile = resolver.resolve_for_matching(&selector)?;
+    let profile = resolve_selected(&args.select)?;
     let job = Job::new(profile, config)?;
     let config = &job.config;
     let n = config.logs.len();
@@ -378,8 +381,8 @@ fn resolve_config(args: &ClassifyArgs) -> Result<ClassifyConfig> {
     .clamp(1, 256);
     Ok(ClassifyConfig {
         logs,
-        window: WindowSpec { tail_bytes: args.tail_bytes, since: args.since },
-        timeout: args.timeout,
+        window: WindowSpec { tail_bytes: args.scan.tail_bytes, since: args.scan.since },
+        timeout: args.scan.timeout,
         status: args.status.clone(),
         result_present: args.result_present,
         format: args.format,

@@ -94,14 +94,9 @@ pub struct ClassifyArgs {
     #[arg(long, value_name = "PATTERN")]
     pub glob: Option<String>,
 
-    /// Profile: a name resolved through the profile directories and the
-    /// built-ins, or a path (containing `/` or ending in `.toml`).
-    #[arg(short, long, env = "FAULTSIFT_PROFILE", value_name = "NAME|PATH")]
-    pub profile: Option<String>,
-
-    /// Extra directory searched for profiles before the others (repeatable).
-    #[arg(long = "profile-dir", value_name = "DIR")]
-    pub profile_dirs: Vec<PathBuf>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub select: ProfileSelect,
 
     /// How the session ended, as your orchestrator names it; `completed` and
     /// `over_budget` are not classified (action `skip`).
@@ -112,18 +107,9 @@ pub struct ClassifyArgs {
     #[arg(long)]
     pub result_present: bool,
 
-    /// How much of each log's end to read: 65536, 64KiB, 1MiB (at most 64MiB).
-    #[arg(long, value_name = "SIZE", default_value = "64KiB", value_parser = parse_size)]
-    pub tail_bytes: u64,
-
-    /// Ignore the bytes before this offset (taken when the session started);
-    /// an offset past the end means the log was replaced.
-    #[arg(long, value_name = "OFFSET")]
-    pub since: Option<u64>,
-
-    /// Deadline for scanning each log: 2s, 200ms, 1.5s.
-    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_timeout)]
-    pub timeout: Duration,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub scan: ScanArgs,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Json)]
@@ -152,6 +138,36 @@ pub struct ClassifyArgs {
     pub threads: Option<usize>,
 }
 
+/// Which profile, and where else to look for it (`classify`, `explain`).
+#[derive(Debug, Args)]
+pub struct ProfileSelect {
+    /// Profile: a name resolved through the profile directories and the
+    /// built-ins, or a path (containing `/` or ending in `.toml`).
+    #[arg(short, long, env = "FAULTSIFT_PROFILE", value_name = "NAME|PATH")]
+    pub profile: Option<String>,
+
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub dirs: ProfileDirs,
+}
+
+/// Which bytes of a log to scan, and for how long (`classify`, `explain`).
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    /// How much of each log's end to read: 65536, 64KiB, 1MiB (at most 64MiB).
+    #[arg(long, value_name = "SIZE", default_value = "64KiB", value_parser = parse_size)]
+    pub tail_bytes: u64,
+
+    /// Ignore the bytes before this offset (taken when the session started);
+    /// an offset past the end means the log was replaced.
+    #[arg(long, value_name = "OFFSET")]
+    pub since: Option<u64>,
+
+    /// Deadline for scanning each log: 2s, 200ms, 1.5s.
+    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_timeout)]
+    pub timeout: Duration,
+}
+
 /// Where profiles are looked up, beyond the usual layers.
 #[derive(Debug, Args)]
 pub struct ProfileDirs {
@@ -167,25 +183,13 @@ pub struct ExplainArgs {
     #[arg(value_name = "LOG")]
     pub log: PathBuf,
 
-    /// Profile name or path (also FAULTSIFT_PROFILE).
-    #[arg(short, long, env = "FAULTSIFT_PROFILE", value_name = "NAME|PATH")]
-    pub profile: Option<String>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub select: ProfileSelect,
 
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub dirs: ProfileDirs,
-
-    /// How much of the log's end to read.
-    #[arg(long, value_name = "SIZE", default_value = "64KiB", value_parser = parse_size)]
-    pub tail_bytes: u64,
-
-    /// Ignore the bytes before this offset.
-    #[arg(long, value_name = "OFFSET")]
-    pub since: Option<u64>,
-
-    /// Deadline for the scan.
-    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_timeout)]
-    pub timeout: Duration,
+    pub scan: ScanArgs,
 
     /// Colour: auto (a terminal, and NO_COLOR unset), always or never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
