@@ -75,6 +75,10 @@ pub fn clean_line(text: &str) -> String {
 struct Cleaner {
     parser: vte::Parser,
     sink: Sink,
+    /// Where the next UTF-8-encoded C1 control (C2 80–C2 9F) is, at or after
+    /// the text being copied (or the end of its run when there is none):
+    /// remembered across [`Cleaner::text`] calls, so each byte is searched once.
+    next_c1: Option<usize>,
 }
 
 /// Collects text and line boundaries; also the `vte` performer for sequences.
@@ -118,20 +122,27 @@ impl Cleaner {
                 printed: false,
                 break_as_space: false,
             },
+            next_c1: None,
         }
     }
 
     /// Cleans `bytes` from index `start` on (offsets stay relative to `bytes`).
     fn run(&mut self, bytes: &[u8], start: usize) {
         let mut i = start;
+        // The end of the text run `i` is in, remembered: a run that `text`
+        // consumes a few bytes at a time (broken characters, 8-bit controls) is
+        // measured once, not once per call, which would be quadratic.
+        let mut run_end = start;
         while i < bytes.len() {
             if self.sink.in_sequence {
                 i += self.feed(bytes, i);
                 continue;
             }
-            let run = text_run_len(&bytes[i..]);
-            if run > 0 {
-                i += self.text(&bytes[i..i + run], i);
+            if run_end <= i {
+                run_end = i + text_run_len(&bytes[i..]);
+            }
+            if run_end > i {
+                i += self.text(&bytes[i..run_end], i);
                 continue;
             }
             match bytes[i] {
@@ -212,19 +223,29 @@ impl Cleaner {
     /// it handles; returns how many bytes it consumed. One UTF-8 validation per
     /// run between control bytes.
     fn text(&mut self, run: &[u8], at: usize) -> usize {
-        // simdutf8 validates non-ASCII text several times faster than std.
-        let valid = match simdutf8::basic::from_utf8(run) {
-            Ok(text) => text,
-            Err(_) => match std::str::from_utf8(run) {
-                Ok(text) => text,
-                Err(e) => std::str::from_utf8(&run[..e.valid_up_to()]).unwrap_or_default(),
-            },
+        // Each call must cost what it consumes, or a run of many broken
+        // characters or 8-bit controls is quadratic (a 350 KB storm of raw CSI
+        // bytes took 54 s): the next C1 control is searched for once per run
+        // (U+0080–U+009F are encoded C2 80–C2 9F; a C2 is never a continuation
+        // byte), and validation stops at the first invalid sequence.
+        let next_c1 = match self.next_c1 {
+            Some(p) if p >= at => p,
+            _ => {
+                let p = memchr::memchr_iter(0xC2, run)
+                    .find(|&k| run.get(k + 1).is_some_and(|b| (0x80..=0x9F).contains(b)))
+                    .map_or(at + run.len(), |k| at + k);
+                self.next_c1 = Some(p);
+                p
+            }
         };
-        // U+0080–U+009F (C1 controls) are encoded C2 80–C2 9F.
-        let c1 = memchr::memchr_iter(0xC2, valid.as_bytes())
-            .find(|&k| valid.as_bytes().get(k + 1).is_some_and(|b| (0x80..=0x9F).contains(b)));
-        let upto = c1.unwrap_or(valid.len());
-        self.sink.out.push_str(&valid[..upto]);
+        let head = &run[..(next_c1 - at).min(run.len())];
+        // simdutf8 validates non-ASCII text several times faster than std.
+        let valid = match simdutf8::compat::from_utf8(head) {
+            Ok(text) => text,
+            Err(e) => simdutf8::basic::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+        };
+        let upto = valid.len();
+        self.sink.out.push_str(valid);
         if upto == run.len() {
             return upto;
         }

@@ -103,7 +103,7 @@ pub enum RuleError {
     #[error("kind `{0}` is not a lower_snake label (a-z, 0-9, _)")]
     BadKind(String),
     /// The id holds characters that would make `profile/id` ambiguous.
-    #[error("id `{0}` must be non-empty and hold no `/` or whitespace")]
+    #[error("id `{0}` must be non-empty and hold no `/`, whitespace or control characters")]
     BadId(String),
     /// Neither `pattern` nor `patterns` was given, or both were.
     #[error("give exactly one of `pattern` or `patterns` (non-empty)")]

@@ -77,14 +77,23 @@ pub fn explain(
         cleaned.lines.len()
     );
 
-    // Every line that has a hit, in window order.
+    // Every line that has a hit, in window order: a second pass over the lines,
+    // so it gets its own deadline (a slow profile must not hold explain past
+    // twice its --timeout).
+    let listing_deadline = Instant::now() + timeout;
+    let mut listing_cut = false;
     let hits: Vec<(usize, usize, usize)> = cleaned
         .lines
         .iter()
         .enumerate()
+        .take_while(|(i, _)| {
+            listing_cut = i % 32 == 0 && Instant::now() >= listing_deadline;
+            !listing_cut
+        })
         .filter_map(|(i, l)| compiled.first_rule(cleaned.line_text(l)).map(|(r, p)| (i, r, p)))
         .collect();
-    let _ = writeln!(out, "\n{} ({})", style.bold("matching lines"), hits.len());
+    let cut_note = if listing_cut { ", listing stopped at the deadline" } else { "" };
+    let _ = writeln!(out, "\n{} ({}{cut_note})", style.bold("matching lines"), hits.len());
     for &(i, r, p) in &hits {
         let rule = &profile.rules[r];
         let line = &cleaned.lines[i];

@@ -162,11 +162,70 @@ fn build_regex(pattern: &str) -> Result<Regex, regex::Error> {
     RegexBuilder::new(pattern).size_limit(SIZE_LIMIT).dfa_size_limit(DFA_SIZE_LIMIT).build()
 }
 
+/// The most patterns a profile may have, inherited ones included.
+pub const MAX_PATTERNS: usize = 1000;
+
+/// Bounds a profile as a whole before its patterns are compiled one by one:
+/// at most [`MAX_PATTERNS`], and its patterns from files, compiled together as
+/// one set, within [`SIZE_LIMIT`]. Each regex has its own limit, so without
+/// this an untrusted overlay of many mid-sized patterns would cost gigabytes
+/// and minutes to load. Built-in patterns were checked when faultsift was built.
+fn check_profile_size(profile: &Profile, origin: &str) -> Result<(), ProfileError> {
+    let total: usize = profile.rules.iter().map(|r| r.patterns.len()).sum();
+    if total > MAX_PATTERNS {
+        return Err(ProfileError::Extends {
+            origin: origin.to_string(),
+            message: format!("the profile has {total} patterns; the limit is {MAX_PATTERNS}"),
+        });
+    }
+    let own: Vec<(usize, String)> = profile
+        .rules
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.builtin)
+        .flat_map(|(i, r)| r.effective_patterns().map(move |p| (i, p)))
+        .collect();
+    let fits = |k: usize| {
+        regex::RegexSetBuilder::new(own[..k].iter().map(|(_, p)| p))
+            .size_limit(SIZE_LIMIT)
+            .dfa_size_limit(DFA_SIZE_LIMIT)
+            .build()
+            .is_ok()
+    };
+    if own.is_empty() || fits(own.len()) {
+        return Ok(());
+    }
+    // The first pattern at which the set stops fitting, by bisection: a few
+    // bounded set builds, not one build per pattern.
+    let (mut lo, mut hi) = (0, own.len());
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) { lo = mid } else { hi = mid }
+    }
+    let (rule, pattern) = &own[lo];
+    let rule = profile.rules[*rule].id.clone();
+    let cause = match build_regex(pattern) {
+        Err(regex::Error::CompiledTooBig(limit)) => RuleError::TooBig { pattern: shorten(pattern), limit },
+        Err(other) => RuleError::Regex { pattern: shorten(pattern), message: other.to_string().replace('\n', " ") },
+        Ok(_) => {
+            return Err(ProfileError::Extends {
+                origin: origin.to_string(),
+                message: format!(
+                    "rule `{rule}`: the profile's patterns up to this one compile to more than the \
+                     {SIZE_LIMIT}-byte limit together (use fewer or smaller patterns)"
+                ),
+            });
+        }
+    };
+    Err(ProfileError::Rule { origin: origin.to_string(), rule, cause })
+}
+
 impl CompiledProfile {
     /// Prepares the profile for matching. Patterns from files are compiled now,
     /// so a pattern over the size limits is an error naming its rule; built-in
     /// patterns wait until a line holds one of their literals.
     pub fn compile(profile: Profile, origin: &str) -> Result<Self, ProfileError> {
+        check_profile_size(&profile, origin)?;
         let mut patterns = Vec::new();
         let mut pattern_rule = Vec::new();
         let mut regexes = Vec::new();

@@ -165,7 +165,11 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
 fn rule_from_table(profile: &str, table: toml::Table) -> Result<Rule, RuleError> {
     let raw: RawRule =
         toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| RuleError::Field(one_line(e.message())))?;
-    if raw.id.is_empty() || raw.id.contains('/') || raw.id.chars().any(char::is_whitespace) {
+    // Ids are printed in verdicts, reports and CI pages: no control characters
+    // (escapes) or bidirectional overrides either.
+    let unprintable =
+        |c: char| c.is_whitespace() || c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    if raw.id.is_empty() || raw.id.contains('/') || raw.id.chars().any(unprintable) {
         return Err(RuleError::BadId(raw.id));
     }
     if raw.kind.is_empty() || !raw.kind.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_') {
