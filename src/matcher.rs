@@ -205,8 +205,7 @@ fn check_profile_size(profile: &Profile, origin: &str) -> Result<(), ProfileErro
     let (rule, pattern) = &own[lo];
     let rule = profile.rules[*rule].id.clone();
     let cause = match build_regex(pattern) {
-        Err(regex::Error::CompiledTooBig(limit)) => RuleError::TooBig { pattern: shorten(pattern), limit },
-        Err(other) => RuleError::Regex { pattern: shorten(pattern), message: other.to_string().replace('\n', " ") },
+        Err(e) => compile_error(pattern, e),
         Ok(_) => {
             return Err(ProfileError::Extends {
                 origin: origin.to_string(),
@@ -240,12 +239,7 @@ impl CompiledProfile {
                     let regex = build_regex(&p).map_err(|e| ProfileError::Rule {
                         origin: origin.to_string(),
                         rule: rule.id.clone(),
-                        cause: match e {
-                            regex::Error::CompiledTooBig(limit) => RuleError::TooBig { pattern: shorten(&p), limit },
-                            other => {
-                                RuleError::Regex { pattern: shorten(&p), message: other.to_string().replace('\n', " ") }
-                            }
-                        },
+                        cause: compile_error(&p, e),
                     })?;
                     let _ = slot.set(Some(regex));
                 }
@@ -365,8 +359,13 @@ impl CompiledProfile {
     }
 }
 
-fn shorten(p: &str) -> String {
-    if p.chars().count() <= 80 { p.to_string() } else { format!("{}…", p.chars().take(79).collect::<String>()) }
+/// A compile failure as the rule error that names it.
+fn compile_error(pattern: &str, e: regex::Error) -> RuleError {
+    let pattern = crate::profile::schema::shown(pattern);
+    match e {
+        regex::Error::CompiledTooBig(limit) => RuleError::TooBig { pattern, limit },
+        other => RuleError::Regex { pattern, message: other.to_string().replace('\n', " ") },
+    }
 }
 
 #[cfg(test)]

@@ -257,7 +257,7 @@ fn one_line(s: &str) -> String {
 
 /// A pattern as an error message quotes it: at most 80 characters, so the
 /// reason after it is not pushed kilobytes to the right.
-fn shown(pattern: &str) -> String {
+pub(crate) fn shown(pattern: &str) -> String {
     if pattern.chars().count() <= 80 {
         pattern.to_string()
     } else {
