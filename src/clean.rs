@@ -155,16 +155,18 @@ impl Cleaner {
                     self.sink.line_break(i + len);
                     i += len;
                 }
-                0x1B if let Some(len) = self.plain_csi(&bytes[i..]) => {
-                    self.sink.settle(i + len);
-                    i += len;
-                }
-                0x1B => {
-                    self.sink.in_sequence = true;
-                    // OSC, DCS, SOS, PM and APC are strings, ended by BEL or ST.
-                    self.sink.in_string = matches!(bytes.get(i + 1), Some(b']' | b'P' | b'X' | b'^' | b'_'));
-                    i += self.feed(bytes, i);
-                }
+                0x1B => match self.plain_csi(&bytes[i..]) {
+                    Some(len) => {
+                        self.sink.settle(i + len);
+                        i += len;
+                    }
+                    None => {
+                        self.sink.in_sequence = true;
+                        // OSC, DCS, SOS, PM and APC are strings, ended by BEL or ST.
+                        self.sink.in_string = matches!(bytes.get(i + 1), Some(b']' | b'P' | b'X' | b'^' | b'_'));
+                        i += self.feed(bytes, i);
+                    }
+                },
                 // Other C0 controls and DEL are removed.
                 _ => i += 1,
             }
