@@ -262,11 +262,6 @@ impl CompiledProfile {
         Ok(CompiledProfile { profile, pattern_rule, patterns, regexes, literal_sets, always })
     }
 
-    /// Number of compiled patterns.
-    pub fn pattern_count(&self) -> usize {
-        self.patterns.len()
-    }
-
     /// The rule index of pattern `pattern`.
     pub fn rule_of(&self, pattern: usize) -> usize {
         self.pattern_rule[pattern]

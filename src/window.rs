@@ -98,14 +98,18 @@ pub fn from_bytes(log: &[u8], spec: WindowSpec) -> Window {
 pub fn read_file(file: &mut File, spec: WindowSpec) -> io::Result<Window> {
     let size = file.metadata()?.len();
     let plan = plan(size, spec);
-    let read_from = plan.start - u64::from(plan.check_prev);
-    file.seek(SeekFrom::Start(read_from))?;
+    file.seek(SeekFrom::Start(plan.start - u64::from(plan.check_prev)))?;
+    let prev = if plan.check_prev {
+        let mut byte = [0u8];
+        (file.read(&mut byte)? == 1).then_some(byte[0])
+    } else {
+        None
+    };
     // Bounded by the size seen at stat time: a log still being appended to does
     // not make the window grow past `tail_bytes`.
-    let want = size - read_from;
+    let want = size - plan.start;
     let mut buf = Vec::with_capacity(usize::try_from(want).unwrap_or(0));
     file.take(want).read_to_end(&mut buf)?;
-    let prev = if plan.check_prev && !buf.is_empty() { Some(buf.remove(0)) } else { None };
     Ok(finish(plan, prev, buf, size))
 }
 

@@ -52,6 +52,7 @@ pub struct Profile {
     /// Unknown top-level keys of its files (reported by `test`).
     pub unknown_keys: Vec<String>,
     /// Every file it was built from, base first: `(origin label, TOML text)`.
-    /// `test` checks that no rule matches a line of them.
+    /// `test` checks that no rule matches a line of them. Empty when resolved
+    /// for matching only ([`Resolver::resolve_for_matching`]).
     pub texts: Vec<(String, String)>,
 }

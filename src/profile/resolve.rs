@@ -177,7 +177,8 @@ impl Resolver {
             (Detail::Matching, Origin::Builtin, Some(b)) => lean(b),
             _ => schema::parse(&origin_label, &found.stem, &found.text)?,
         };
-        let text = (origin_label.clone(), found.text.into_owned());
+        // Only `test` reads the files' texts (self-match): matching keeps none.
+        let text = (detail == Detail::Full).then(|| (origin_label.clone(), found.text.into_owned()));
         let Some(base_name) = file.extends.clone() else {
             return Ok(standalone(file, found.origin, text));
         };
@@ -197,7 +198,7 @@ impl Resolver {
             message: format!("extends `{base_name}`, which does not resolve"),
         })?;
         let base = self.build(base_found, depth + 1, detail)?;
-        merge(base, file, found.origin, text)
+        merge(base, file, found.origin, &origin_label, text)
     }
 }
 
@@ -240,7 +241,7 @@ fn lean(b: &builtin::Builtin) -> ProfileFile {
     }
 }
 
-fn standalone(file: ProfileFile, origin: Origin, text: (String, String)) -> Profile {
+fn standalone(file: ProfileFile, origin: Origin, text: Option<(String, String)>) -> Profile {
     Profile {
         name: file.name,
         description: file.description,
@@ -248,19 +249,25 @@ fn standalone(file: ProfileFile, origin: Origin, text: (String, String)) -> Prof
         origin,
         rules: file.rules,
         unknown_keys: file.unknown_keys,
-        texts: vec![text],
+        texts: text.into_iter().collect(),
     }
 }
 
 /// Applies `file` over `base`: `disable` drops inherited rules; an own rule with
 /// an inherited rule's id replaces it in place; other own rules follow.
-fn merge(base: Profile, file: ProfileFile, origin: Origin, text: (String, String)) -> Result<Profile, ProfileError> {
+fn merge(
+    base: Profile,
+    file: ProfileFile,
+    origin: Origin,
+    origin_label: &str,
+    text: Option<(String, String)>,
+) -> Result<Profile, ProfileError> {
     let mut rules = base.rules;
     for id in &file.disable {
         let before = rules.len();
         rules.retain(|r| r.id != *id && r.qualified_id() != *id);
         if rules.len() == before {
-            return Err(ProfileError::UnknownDisable { origin: text.0, rule: id.clone() });
+            return Err(ProfileError::UnknownDisable { origin: origin_label.to_string(), rule: id.clone() });
         }
     }
     for rule in file.rules {
@@ -272,7 +279,7 @@ fn merge(base: Profile, file: ProfileFile, origin: Origin, text: (String, String
     let mut unknown_keys = base.unknown_keys;
     unknown_keys.extend(file.unknown_keys);
     let mut texts = base.texts;
-    texts.push(text);
+    texts.extend(text);
     Ok(Profile {
         name: file.name,
         description: file.description.or(base.description),
