@@ -11,6 +11,9 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+#[path = "src/lite.rs"]
+#[allow(dead_code)]
+mod lite;
 #[path = "src/literal.rs"]
 #[allow(dead_code)]
 mod literal;
@@ -19,6 +22,7 @@ fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo:rerun-if-changed=src/literal.rs");
+    println!("cargo:rerun-if-changed=src/lite.rs");
     write(&out.join("builtins.rs"), &builtins(&root.join("profiles")));
     write(&out.join("bait.rs"), &bait(&root.join("testdata/bait")));
 }
@@ -120,15 +124,15 @@ fn builtins(dir: &Path) -> String {
                     "{}: rule {id}: matches the empty string",
                     f.display()
                 );
-                let lits = literal::required(&hir, ci);
-                let _ = write!(
-                    out,
-                    "({p:?}, {}), ",
-                    match lits {
-                        Some(l) => format!("Some(&{l:?})"),
-                        None => "None".to_string(),
-                    }
-                );
+                let literals = match literal::required(&hir, ci) {
+                    Some(l) => format!("Some(&{l:?})"),
+                    None => "None".to_string(),
+                };
+                let lite = match lite::form(&hir) {
+                    Some(f) => format!("Some(LiteForm {{ pattern: {:?}, ascii_words: {} }})", f.pattern, f.ascii_words),
+                    None => "None".to_string(),
+                };
+                let _ = write!(out, "LeanPattern {{ source: {p:?}, literals: {literals}, lite: {lite} }}, ");
             }
             out.push_str("] },\n");
         }

@@ -21,6 +21,7 @@ pub mod evidence;
 pub mod exit_codes;
 pub mod explain;
 pub mod hints;
+pub mod lite;
 pub mod literal;
 pub mod matcher;
 pub mod profile;

@@ -1,7 +1,8 @@
 //! Match stage (SPEC §1.4): a profile's rules prepared once — an Aho-Corasick
 //! automaton over their required literals that finds candidate lines in one
-//! pass, and one regex per pattern for the line's verdict, span and captures —
-//! and the scan under a deadline.
+//! pass, and one regex per pattern for the line's verdict, span and captures
+//! (on `regex`, or on `regex-lite` for built-in patterns: see [`crate::lite`])
+//! — and the scan under a deadline.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -13,6 +14,7 @@ use regex::{Regex, RegexBuilder};
 use crate::clean::Cleaned;
 use crate::error::{ProfileError, RuleError};
 use crate::profile::Profile;
+use crate::profile::builtin::LiteForm;
 
 /// Compiled-size limit of each pattern's regex, in bytes.
 pub const SIZE_LIMIT: usize = 16 << 20;
@@ -31,9 +33,14 @@ pub struct CompiledProfile {
     pattern_rule: Vec<usize>,
     /// The patterns as compiled (with `(?i)` where asked).
     patterns: Vec<String>,
+    /// Per pattern, its `regex-lite` form, if it runs on that engine.
+    lite: Vec<Option<LiteForm>>,
     /// One regex per pattern: compiled at load for patterns from files (so size
     /// errors are load errors), on first use for built-in ones.
-    regexes: Vec<OnceLock<Option<Regex>>>,
+    regexes: Vec<OnceLock<Option<Engine>>>,
+    /// The `regex` of a lite pattern with word boundaries, for the lines where
+    /// its lite form does not stand for it; compiled on first such line.
+    unicode_words: Vec<OnceLock<Option<Engine>>>,
     /// Literals of case-sensitive patterns, and of case-insensitive ones.
     literal_sets: Vec<LiteralSet>,
     /// Patterns with no required literal: tried on every line.
@@ -114,6 +121,53 @@ impl LiteralSet {
     }
 }
 
+/// A compiled pattern, on one engine or the other.
+#[derive(Debug)]
+enum Engine {
+    Full(Regex),
+    Lite(regex_lite::Regex),
+}
+
+impl Engine {
+    fn compile(pattern: &str, lite: Option<LiteForm>) -> Option<Engine> {
+        // A lite form was checked to compile when faultsift was built; should
+        // it not, the pattern still runs, on `regex`.
+        let lite = lite.and_then(|l| regex_lite::RegexBuilder::new(l.pattern).size_limit(SIZE_LIMIT).build().ok());
+        match lite {
+            Some(re) => Some(Engine::Lite(re)),
+            None => build_regex(pattern).ok().map(Engine::Full),
+        }
+    }
+
+    fn is_match(&self, line: &str) -> bool {
+        match self {
+            Engine::Full(re) => re.is_match(line),
+            Engine::Lite(re) => re.is_match(line),
+        }
+    }
+
+    fn find(&self, line: &str) -> Option<Found> {
+        fn named<'a>(names: impl Iterator<Item = Option<&'a str>>, get: impl Fn(&str) -> Option<String>) -> Groups {
+            names.flatten().filter_map(|name| Some((name.to_string(), get(name)?))).collect()
+        }
+        let ((start, end), groups) = match self {
+            Engine::Full(re) => {
+                let caps = re.captures(line)?;
+                let whole = caps.get(0)?;
+                ((whole.start(), whole.end()), named(re.capture_names(), |n| Some(caps.name(n)?.as_str().into())))
+            }
+            Engine::Lite(re) => {
+                let caps = re.captures(line)?;
+                let whole = caps.get(0)?;
+                ((whole.start(), whole.end()), named(re.capture_names(), |n| Some(caps.name(n)?.as_str().into())))
+            }
+        };
+        Some(Found { start, end, groups })
+    }
+}
+
+type Groups = BTreeMap<String, String>;
+
 /// The match of one pattern in one line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
@@ -122,7 +176,7 @@ pub struct Found {
     /// End (exclusive) of the match.
     pub end: usize,
     /// Named groups that took part in the match.
-    pub groups: BTreeMap<String, String>,
+    pub groups: Groups,
 }
 
 /// The hit of one line: the first rule, in profile order, that matches it.
@@ -228,6 +282,8 @@ impl CompiledProfile {
         let mut patterns = Vec::new();
         let mut pattern_rule = Vec::new();
         let mut regexes = Vec::new();
+        let mut lite = Vec::new();
+        let mut unicode_words = Vec::new();
         let mut exact: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut folded: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut always = Vec::new();
@@ -241,7 +297,7 @@ impl CompiledProfile {
                         rule: rule.id.clone(),
                         cause: compile_error(&p, e),
                     })?;
-                    let _ = slot.set(Some(regex));
+                    let _ = slot.set(Some(Engine::Full(regex)));
                 }
                 match rule.literals.get(i).cloned().flatten() {
                     Some(lits) => {
@@ -255,11 +311,13 @@ impl CompiledProfile {
                 patterns.push(p);
                 pattern_rule.push(r);
                 regexes.push(slot);
+                lite.push(if rule.builtin { rule.lite.get(i).copied().flatten() } else { None });
+                unicode_words.push(OnceLock::new());
             }
         }
         let literal_sets =
             [LiteralSet::build(exact, false), LiteralSet::build(folded, true)].into_iter().flatten().collect();
-        Ok(CompiledProfile { profile, pattern_rule, patterns, regexes, literal_sets, always })
+        Ok(CompiledProfile { profile, pattern_rule, patterns, lite, regexes, unicode_words, literal_sets, always })
     }
 
     /// The rule index of pattern `pattern`.
@@ -267,12 +325,23 @@ impl CompiledProfile {
         self.pattern_rule[pattern]
     }
 
-    fn regex(&self, pattern: usize) -> Option<&Regex> {
-        self.regexes.get(pattern)?.get_or_init(|| build_regex(&self.patterns[pattern]).ok()).as_ref()
+    /// The engine that runs pattern `pattern` on `line`.
+    fn regex(&self, pattern: usize, line: &str) -> Option<&Engine> {
+        let lite = *self.lite.get(pattern)?;
+        let engine = self.regexes[pattern].get_or_init(|| Engine::compile(&self.patterns[pattern], lite)).as_ref()?;
+        if matches!(engine, Engine::Lite(_))
+            && lite.is_some_and(|l| l.ascii_words)
+            && crate::lite::needs_unicode_words(line)
+        {
+            return self.unicode_words[pattern]
+                .get_or_init(|| build_regex(&self.patterns[pattern]).ok().map(Engine::Full))
+                .as_ref();
+        }
+        Some(engine)
     }
 
     fn is_match(&self, pattern: usize, line: &str) -> bool {
-        self.regex(pattern).is_some_and(|re| re.is_match(line))
+        self.regex(pattern, line).is_some_and(|re| re.is_match(line))
     }
 
     /// Candidate patterns of one line, sorted and deduplicated: those whose
@@ -303,15 +372,7 @@ impl CompiledProfile {
 
     /// The span and named groups of pattern `pattern` in `line`.
     pub fn find(&self, pattern: usize, line: &str) -> Option<Found> {
-        let regex = self.regex(pattern)?;
-        let caps = regex.captures(line)?;
-        let whole = caps.get(0)?;
-        let groups = regex
-            .capture_names()
-            .flatten()
-            .filter_map(|name| Some((name.to_string(), caps.name(name)?.as_str().to_string())))
-            .collect();
-        Some(Found { start: whole.start(), end: whole.end(), groups })
+        self.regex(pattern, line)?.find(line)
     }
 
     /// Scans the window; the last line hit wins. One literal search over the

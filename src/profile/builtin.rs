@@ -33,8 +33,28 @@ pub struct LeanRule {
     pub action: Action,
     /// Case-insensitive matching.
     pub case_insensitive: bool,
-    /// Each pattern with its required literals (see [`crate::literal`]).
-    pub patterns: &'static [(&'static str, Option<&'static [&'static str]>)],
+    /// Its patterns.
+    pub patterns: &'static [LeanPattern],
+}
+
+/// A built-in pattern with what `build.rs` worked out from its syntax tree.
+#[derive(Debug, Clone, Copy)]
+pub struct LeanPattern {
+    /// As written in the profile.
+    pub source: &'static str,
+    /// Its required literals (see [`crate::literal`]).
+    pub literals: Option<&'static [&'static str]>,
+    /// Its form for `regex-lite`, when it has one.
+    pub lite: Option<LiteForm>,
+}
+
+/// A built-in pattern's form for `regex-lite` (see [`crate::lite::Form`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LiteForm {
+    /// The pattern for `regex-lite`.
+    pub pattern: &'static str,
+    /// It stands for the original only on lines without non-ASCII word characters.
+    pub ascii_words: bool,
 }
 
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));

@@ -175,6 +175,11 @@ impl Resolver {
         };
         let file = match (detail, &found.origin, builtin::get(&found.stem)) {
             (Detail::Matching, Origin::Builtin, Some(b)) => lean(b),
+            (Detail::Full, Origin::Builtin, Some(b)) => {
+                let mut file = schema::parse(&origin_label, &found.stem, &found.text)?;
+                mark_builtin(&mut file, b);
+                file
+            }
             _ => schema::parse(&origin_label, &found.stem, &found.text)?,
         };
         // Only `test` reads the files' texts (self-match): matching keeps none.
@@ -209,6 +214,17 @@ enum Detail {
     Matching,
 }
 
+/// A built-in profile parsed in full (for `test`) runs as `classify` runs it:
+/// patterns compiled on first use, on the engine its table names.
+fn mark_builtin(file: &mut ProfileFile, b: &builtin::Builtin) {
+    for rule in &mut file.rules {
+        if let Some(lean) = b.rules.iter().find(|r| r.id == rule.id) {
+            rule.builtin = true;
+            rule.lite = lean.patterns.iter().map(|p| p.lite).collect();
+        }
+    }
+}
+
 /// A built-in profile from its precomputed table: rules without examples or
 /// prose, which matching does not need.
 fn lean(b: &builtin::Builtin) -> ProfileFile {
@@ -220,13 +236,18 @@ fn lean(b: &builtin::Builtin) -> ProfileFile {
             profile: b.name.to_string(),
             kind: r.kind.to_string(),
             action: r.action,
-            patterns: r.patterns.iter().map(|(p, _)| (*p).to_string()).collect(),
+            patterns: r.patterns.iter().map(|p| p.source.to_string()).collect(),
             case_insensitive: r.case_insensitive,
             description: None,
             source: None,
             examples: Vec::new(),
             counterexamples: Vec::new(),
-            literals: r.patterns.iter().map(|(_, l)| l.map(|l| l.iter().map(|s| (*s).to_string()).collect())).collect(),
+            literals: r
+                .patterns
+                .iter()
+                .map(|p| p.literals.map(|l| l.iter().map(|s| (*s).to_string()).collect()))
+                .collect(),
+            lite: r.patterns.iter().map(|p| p.lite).collect(),
             builtin: true,
         })
         .collect();

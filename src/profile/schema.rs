@@ -39,6 +39,10 @@ pub struct Rule {
     pub counterexamples: Vec<String>,
     /// Per pattern, its required literals ([`crate::literal::required`]).
     pub literals: Vec<Option<Vec<String>>>,
+    /// Per pattern, its form for `regex-lite` ([`crate::lite`]): built-in
+    /// patterns only, worked out when faultsift was built. Patterns from files
+    /// always run on `regex`, whose lazy DFA keeps an author's large pattern fast.
+    pub lite: Vec<Option<super::builtin::LiteForm>>,
     /// Built in: validated when faultsift was built, so its patterns are
     /// compiled on first use rather than at load.
     pub builtin: bool,
@@ -137,6 +141,7 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
             examples: Vec::new(),
             counterexamples: Vec::new(),
             literals: vec![literals],
+            lite: Vec::new(),
             builtin: false,
         });
     }
@@ -199,6 +204,7 @@ fn rule_from_table(profile: &str, table: toml::Table) -> Result<Rule, RuleError>
         examples: raw.examples,
         counterexamples: raw.counterexamples,
         literals,
+        lite: Vec::new(),
         builtin: false,
     })
 }

@@ -7,6 +7,7 @@ mod util;
 mod batch;
 mod builtin_profiles;
 mod classify;
+mod engines;
 mod hostile;
 mod hostile_profiles;
 mod profiles;

@@ -1,0 +1,121 @@
+//! The two regex engines agree (`src/lite.rs`): every built-in profile,
+//! compiled as `classify` compiles it (patterns on `regex-lite` where they have
+//! a lite form), finds on each line exactly what `regex` finds with the
+//! patterns as written — which patterns match, the span, the named groups —
+//! over the corpus, the bait, the fixture logs, every rule's examples and
+//! counterexamples, and variants of those lines with Unicode spaces, digits
+//! and word characters placed where the engines would part.
+
+use std::collections::BTreeMap;
+
+use faultsift::CompiledProfile;
+use faultsift::matcher::Found;
+use faultsift::profile::{Layer, Resolver, builtin};
+
+use crate::util::testdata;
+
+#[test]
+fn every_built_in_pattern_has_a_lite_form() {
+    let missing: Vec<&str> = builtin::BUILTINS
+        .iter()
+        .flat_map(|b| b.rules.iter().flat_map(|r| r.patterns.iter()))
+        .filter(|p| p.lite.is_none())
+        .map(|p| p.source)
+        .collect();
+    assert!(missing.is_empty(), "patterns left on `regex`: {missing:#?}");
+}
+
+#[test]
+fn lite_and_regex_agree_on_every_line() {
+    let lines = corpus_lines();
+    assert!(lines.len() > 10_000, "{} lines", lines.len());
+    let resolver = Resolver::new(vec![Layer::Builtin]);
+    let mut compared = 0usize;
+    let mut matched = 0usize;
+    for b in builtin::BUILTINS {
+        let profile = resolver.resolve_for_matching(b.name).unwrap();
+        // Pattern indices of a compiled profile run over the rules in order.
+        let reference: Vec<regex::Regex> = profile
+            .rules
+            .iter()
+            .flat_map(|r| r.effective_patterns().collect::<Vec<_>>())
+            .map(|p| regex::Regex::new(&p).unwrap())
+            .collect();
+        let compiled = CompiledProfile::compile(profile, "builtin").unwrap();
+        let examples: Vec<String> = resolver
+            .resolve(b.name)
+            .unwrap()
+            .rules
+            .iter()
+            .flat_map(|r| r.examples.iter().chain(&r.counterexamples).cloned())
+            .flat_map(|l| variants(&l))
+            .collect();
+        let check = |line: &str| {
+            let expected: Vec<usize> = (0..reference.len()).filter(|&p| reference[p].is_match(line)).collect();
+            assert_eq!(compiled.matching_patterns(line), expected, "profile {}, line {line:?}", b.name);
+            let mut spans = Vec::new();
+            for &p in &expected {
+                let want = found(&reference[p], line);
+                assert_eq!(compiled.find(p, line), want, "profile {}, pattern {p}, line {line:?}", b.name);
+                spans.extend(want.map(|f| (f.start, f.end)));
+            }
+            spans
+        };
+        for line in lines.iter().chain(&examples) {
+            let spans = check(line);
+            compared += 1;
+            matched += usize::from(!spans.is_empty());
+            // A word character outside ASCII against either edge of a match:
+            // where a word boundary there holds for one engine only.
+            for (start, end) in spans {
+                for at in [start, end] {
+                    check(&format!("{}é{}", &line[..at], &line[at..]));
+                }
+            }
+        }
+    }
+    // The comparison means something only if many lines do match.
+    assert!(matched > 500, "{matched} of {compared} lines matched some pattern");
+}
+
+fn found(re: &regex::Regex, line: &str) -> Option<Found> {
+    let caps = re.captures(line)?;
+    let whole = caps.get(0)?;
+    let groups: BTreeMap<String, String> = re
+        .capture_names()
+        .flatten()
+        .filter_map(|n| Some((n.to_string(), caps.name(n)?.as_str().to_string())))
+        .collect();
+    Some(Found { start: whole.start(), end: whole.end(), groups })
+}
+
+/// Each corpus, bait and fixture line, with its variants.
+fn corpus_lines() -> Vec<String> {
+    let mut base = Vec::new();
+    for tsv in ["corpus/real.tsv", "corpus/not-faults.tsv"] {
+        let text = std::fs::read_to_string(testdata(tsv)).unwrap();
+        base.extend(text.lines().skip(1).filter_map(|l| l.split('\t').nth(2)).map(str::to_string));
+    }
+    for (_, text) in faultsift::bait::FILES {
+        base.extend(text.lines().map(str::to_string));
+    }
+    for entry in std::fs::read_dir(testdata("logs")).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        let cleaned = faultsift::clean::clean(&bytes, false);
+        base.extend(cleaned.lines.iter().map(|l| cleaned.line_text(l).to_string()));
+    }
+    base.iter().flat_map(|l| variants(l)).collect()
+}
+
+/// `line` and copies with the characters where `\s`, `\d`, `\w` and `\b` differ
+/// between ASCII and Unicode: no-break spaces, Arabic-Indic digits, and word
+/// characters outside ASCII against each word's edges.
+fn variants(line: &str) -> Vec<String> {
+    vec![
+        line.to_string(),
+        line.replace(' ', "\u{a0}"),
+        line.replace(|c: char| c.is_ascii_digit(), "٣"),
+        line.replace(' ', " ß"),
+        format!("\u{2003}{line}"),
+    ]
+}
