@@ -23,8 +23,23 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo:rerun-if-changed=src/literal.rs");
     println!("cargo:rerun-if-changed=src/lite.rs");
+    link_position_dependent();
     write(&out.join("builtins.rs"), &builtins(&root.join("profiles")));
     write(&out.join("bait.rs"), &bait(&root.join("testdata/bait")));
+}
+
+/// On Linux the binary is linked position-dependent (`-no-pie`): the dynamic
+/// loader then has no relocations to apply at start (a PIE of this size has
+/// ~9,000, and writing them touches ~50 pages), which is the largest single
+/// start-up cost of a one-shot run. The price, a fixed load address for the
+/// binary's own code, is weighed in SECURITY.md; `FAULTSIFT_PIE=1` at build
+/// time keeps the default.
+fn link_position_dependent() {
+    println!("cargo:rerun-if-env-changed=FAULTSIFT_PIE");
+    let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
+    if linux && std::env::var_os("FAULTSIFT_PIE").is_none_or(|v| v.is_empty() || v == "0") {
+        println!("cargo:rustc-link-arg-bins=-no-pie");
+    }
 }
 
 fn write(path: &Path, text: &str) {

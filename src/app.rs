@@ -1,14 +1,10 @@
-//! The edge: runs a parsed command line. Reads logs, runs the pipeline on worker
-//! threads under a watchdog, writes verdicts in input order, and maps the
-//! outcome to an exit status.
+//! The edge: runs a parsed command line. Resolves the profile and the logs,
+//! hands them to [`crate::workers`], writes the verdicts, and maps the outcome
+//! to an exit status.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, IsTerminal, Write};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
-use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
@@ -17,18 +13,16 @@ use clap::CommandFactory;
 use crate::bait::{self, BaitLine};
 use crate::cli::{ClassifyArgs, Cli, Command, ExplainArgs, ProfileDirs, ProfileSelect, TestArgs};
 use crate::config::{ClassifyConfig, Format, LogSource, TestFormat};
-use crate::decide::{self, Subject};
+use crate::decide::Subject;
 use crate::exit_codes::ExitCode;
 use crate::matcher::CompiledProfile;
 use crate::profile::{Profile, Resolver};
 use crate::render::Renderer;
 use crate::summary::Summary;
 use crate::verdict::Verdict;
-use crate::window::{self, Window, WindowSpec};
-use crate::{check, classify_window, render, show, verdict};
-
-/// How long past its deadline a scan may run before the watchdog answers for it.
-pub const WATCHDOG_GRACE: Duration = Duration::from_millis(100);
+use crate::window::{self, WindowSpec};
+use crate::workers::{self, Job, read_window};
+use crate::{check, render, show, verdict};
 
 /// Runs the command line and returns the exit status. Errors are for the
 /// caller to print as one line.
@@ -228,64 +222,128 @@ fn profiles(dirs: &ProfileDirs) -> Result<ExitCode> {
 fn classify(args: ClassifyArgs) -> Result<ExitCode> {
     let config = resolve_config(&args)?;
     let profile = resolve_selected(&args.select)?;
-    let job = Job::new(profile, config)?;
-    let config = &job.config;
-    let n = config.logs.len();
-    let quiet = config.quiet;
-    let renderer = render::for_format(config.format, config.pretty, config.color);
-    // Workflow commands go to stdout; the table for the run's page goes to the
-    // step summary file, when GitHub provides one.
-    let step_summary = (config.format == Format::Github).then(|| std::env::var_os("GITHUB_STEP_SUMMARY")).flatten();
-    let mut table = step_summary.as_ref().map(|_| render::Markdown.begin());
-    let progress = progress_bar(n, quiet);
-    // One log: its verdict is flushed at once. A batch is written in blocks.
-    let flush_each = n <= 64;
-
-    let mut out = io::BufWriter::new(io::stdout().lock());
-    let mut summary = Summary::default();
-    let mut any_error = false;
-    let mut any_fault = false;
-    let mut write_err: Option<io::Error> = None;
-    if !quiet {
-        write_err = out.write_all(&renderer.begin()).err();
+    let job = Arc::new(Job::new(profile, config)?);
+    let mut output = Output::new(&job.config);
+    if job.config.logs.len() == 1 {
+        let (mut output, verdict) = workers::classify_alone(job, output, |mut output, verdict| {
+            output.verdict(verdict);
+            std::process::exit(exit_status(output.finish()).into())
+        });
+        output.verdict(&verdict);
+        return output.finish();
     }
-    let job = Arc::new(job);
-    classify_logs(Arc::clone(&job), |v| {
-        progress.inc(1);
-        if let Some(e) = &v.error {
-            any_error = true;
-            progress.suspend(|| eprintln!("faultsift: {}", crate::error::printable(&format!("{}: {e}", v.log))));
+    workers::classify_logs(job, |v| output.verdict(v));
+    output.finish()
+}
+
+/// The status to exit with: `result`'s, or 2 after printing its error as one
+/// line. A reader that went away (`| head`) is not a failure.
+pub fn exit_status(result: Result<ExitCode>) -> u8 {
+    match result {
+        Ok(code) => code.code(),
+        Err(err) => {
+            if err.chain().any(|e| e.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe))
+            {
+                return ExitCode::Success.code();
+            }
+            eprintln!("faultsift: {}", crate::error::printable(&format!("{err:#}")));
+            ExitCode::Error.code()
         }
-        any_fault |= v.env_fault;
-        if quiet {
+    }
+}
+
+/// Where `classify` puts verdicts: rendered to standard output in input order,
+/// tallied for the summary and the exit status, and copied to the GitHub step
+/// summary when there is one.
+struct Output {
+    renderer: Box<dyn Renderer + Send>,
+    out: io::BufWriter<io::Stdout>,
+    /// One log: its verdict is flushed at once. A batch is written in blocks.
+    flush_each: bool,
+    quiet: bool,
+    want_summary: bool,
+    summary: Summary,
+    /// Workflow commands go to stdout; the table for the run's page goes to
+    /// the step summary file, when GitHub provides one.
+    step_summary: Option<(std::ffi::OsString, Vec<u8>)>,
+    progress: indicatif::ProgressBar,
+    any_error: bool,
+    any_fault: bool,
+    write_err: Option<io::Error>,
+}
+
+impl Output {
+    fn new(config: &ClassifyConfig) -> Self {
+        let renderer = render::for_format(config.format, config.pretty, config.color);
+        let step_summary = (config.format == Format::Github)
+            .then(|| std::env::var_os("GITHUB_STEP_SUMMARY"))
+            .flatten()
+            .map(|path| (path, render::Markdown.begin()));
+        let mut out = io::BufWriter::new(io::stdout());
+        let write_err = if config.quiet { None } else { out.write_all(&renderer.begin()).err() };
+        Output {
+            renderer,
+            out,
+            flush_each: config.logs.len() <= 64,
+            quiet: config.quiet,
+            want_summary: config.summary,
+            summary: Summary::default(),
+            step_summary,
+            progress: progress_bar(config.logs.len(), config.quiet),
+            any_error: false,
+            any_fault: false,
+            write_err,
+        }
+    }
+
+    /// Takes one verdict; false when no more are wanted (`-q` has its answer,
+    /// or standard output failed).
+    fn verdict(&mut self, v: &Verdict) -> bool {
+        self.progress.inc(1);
+        if let Some(e) = &v.error {
+            self.any_error = true;
+            self.progress.suspend(|| eprintln!("faultsift: {}", crate::error::printable(&format!("{}: {e}", v.log))));
+        }
+        self.any_fault |= v.env_fault;
+        if self.quiet {
             // As grep -q: the first match settles the answer.
             return !v.env_fault;
         }
-        summary.add(v);
-        if let Some(table) = &mut table {
+        if self.write_err.is_some() {
+            return false;
+        }
+        self.summary.add(v);
+        if let Some((_, table)) = &mut self.step_summary {
             table.extend(render::Markdown.verdict(v));
         }
-        let written = out.write_all(&renderer.verdict(v)).and_then(|()| if flush_each { out.flush() } else { Ok(()) });
+        let flush_each = self.flush_each;
+        let out = &mut self.out;
+        let written =
+            out.write_all(&self.renderer.verdict(v)).and_then(|()| if flush_each { out.flush() } else { Ok(()) });
         if let Err(e) = written {
-            write_err = Some(e);
+            self.write_err = Some(e);
             return false;
         }
         true
-    });
-    progress.finish_and_clear();
-    if let Some(e) = write_err {
-        return Err(e).context("writing verdicts");
     }
-    if quiet {
-        return Ok(ExitCode::for_quiet(any_fault, any_error));
+
+    /// Writes the end (and summary) and gives the exit status.
+    fn finish(mut self) -> Result<ExitCode> {
+        self.progress.finish_and_clear();
+        if let Some(e) = self.write_err {
+            return Err(e).context("writing verdicts");
+        }
+        if self.quiet {
+            return Ok(ExitCode::for_quiet(self.any_fault, self.any_error));
+        }
+        let summary = self.want_summary.then_some(&self.summary);
+        self.out.write_all(&self.renderer.end(summary)).and_then(|()| self.out.flush()).context("writing verdicts")?;
+        if let Some((path, mut table)) = self.step_summary {
+            table.extend(render::Markdown.end(summary));
+            append(std::path::Path::new(&path), &table).context("writing $GITHUB_STEP_SUMMARY")?;
+        }
+        Ok(ExitCode::for_classify(self.any_error))
     }
-    let summary = job.config.summary.then_some(&summary);
-    out.write_all(&renderer.end(summary)).and_then(|()| out.flush()).context("writing verdicts")?;
-    if let (Some(path), Some(mut table)) = (step_summary, table) {
-        table.extend(render::Markdown.end(summary));
-        append(std::path::Path::new(&path), &table).context("writing $GITHUB_STEP_SUMMARY")?;
-    }
-    Ok(ExitCode::for_classify(any_error))
 }
 
 /// A progress bar on stderr for a long batch when stderr is a terminal;
@@ -392,169 +450,4 @@ fn resolve_config(args: &ClassifyArgs) -> Result<ClassifyConfig> {
         color: args.color.resolve(io::stdout().is_terminal(), std::env::var_os("NO_COLOR").as_deref()),
         threads,
     })
-}
-
-/// A classification run: the profile (compiled unless nothing needs scanning)
-/// and the configuration, shared by the workers.
-pub struct Job {
-    profile_name: String,
-    profile_origin: String,
-    compiled: Option<CompiledProfile>,
-    /// The configuration.
-    pub config: ClassifyConfig,
-}
-
-impl Job {
-    /// Prepares a run; the profile is compiled only when some log will be scanned.
-    pub fn new(profile: Profile, config: ClassifyConfig) -> Result<Self> {
-        let profile_name = profile.name.clone();
-        let profile_origin = profile.origin.label();
-        let skip_all = decide::skip_reason(config.status.as_deref(), config.result_present).is_some();
-        let compiled = if skip_all { None } else { Some(CompiledProfile::compile(profile, &profile_origin)?) };
-        Ok(Job { profile_name, profile_origin, compiled, config })
-    }
-
-    fn subject<'a>(&'a self, log: &'a str) -> Subject<'a> {
-        Subject {
-            log,
-            profile: &self.profile_name,
-            profile_origin: &self.profile_origin,
-            status: self.config.status.as_deref(),
-        }
-    }
-}
-
-enum Msg {
-    /// The log's window is read; its scan (under the deadline) starts now.
-    Scanning(usize, Instant),
-    Done(usize, Box<Verdict>),
-}
-
-/// Classifies every log of the job on worker threads and calls `emit` with each
-/// verdict in input order; `emit` returns false to stop early.
-///
-/// The watchdog: a scan that has not answered `timeout` plus [`WATCHDOG_GRACE`]
-/// after it started gets a `timed_out` verdict at once, its late answer is
-/// dropped, and a fresh worker takes its place. Workers are not joined, so a
-/// stuck one cannot hold the process past its answer.
-pub fn classify_logs(job: Arc<Job>, mut emit: impl FnMut(&Verdict) -> bool) {
-    let n = job.config.logs.len();
-    let next = Arc::new(AtomicUsize::new(0));
-    let (tx, rx) = mpsc::channel::<Msg>();
-    let spawn = |tx: Sender<Msg>| {
-        let job = Arc::clone(&job);
-        let next = Arc::clone(&next);
-        std::thread::spawn(move || worker(&job, &next, &tx))
-    };
-    for _ in 0..job.config.threads.min(n) {
-        spawn(tx.clone());
-    }
-    let limit = job.config.timeout + WATCHDOG_GRACE;
-    let mut ready: Vec<Option<Verdict>> = (0..n).map(|_| None).collect();
-    // A log is answered once: by its worker or by the watchdog, whichever first.
-    let mut answered = vec![false; n];
-    let mut scanning: HashMap<usize, Instant> = HashMap::new();
-    let mut head = 0;
-    while head < n {
-        if let Some(v) = ready[head].take() {
-            if !emit(&v) {
-                return;
-            }
-            head += 1;
-            continue;
-        }
-        let wait = scanning.values().map(|&t| (t + limit).saturating_duration_since(Instant::now())).min();
-        let msg = match wait {
-            Some(wait) => rx.recv_timeout(wait),
-            None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
-        };
-        match msg {
-            Ok(Msg::Scanning(i, t)) => {
-                scanning.insert(i, t);
-            }
-            Ok(Msg::Done(i, v)) => {
-                scanning.remove(&i);
-                if !answered[i] {
-                    answered[i] = true;
-                    ready[i] = Some(*v);
-                }
-            }
-            Err(RecvTimeoutError::Timeout) => {
-                let now = Instant::now();
-                let overdue: Vec<(usize, Instant)> =
-                    scanning.iter().filter(|&(_, &t)| now >= t + limit).map(|(&i, &t)| (i, t)).collect();
-                for (i, started) in overdue {
-                    scanning.remove(&i);
-                    let label = job.config.logs[i].label();
-                    let mut v = decide::overdue(job.subject(&label), job.config.timeout);
-                    v.elapsed_us = micros(now - started);
-                    answered[i] = true;
-                    ready[i] = Some(v);
-                    spawn(tx.clone());
-                }
-            }
-            // Every worker is gone and nothing is pending: cannot happen while
-            // logs remain, but never wait forever.
-            Err(RecvTimeoutError::Disconnected) => return,
-        }
-    }
-}
-
-fn worker(job: &Job, next: &AtomicUsize, tx: &Sender<Msg>) {
-    loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(source) = job.config.logs.get(i) else { return };
-        // A panic is a bug, but it must cost one log an error verdict, not the run.
-        let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| classify_one(job, i, source, tx)))
-            .unwrap_or_else(|_| {
-                let label = source.label();
-                decide::unreadable(
-                    job.subject(&label),
-                    "internal error while classifying this log (a bug: please report it)".into(),
-                )
-            });
-        if tx.send(Msg::Done(i, Box::new(verdict))).is_err() {
-            return;
-        }
-    }
-}
-
-fn classify_one(job: &Job, i: usize, source: &LogSource, tx: &Sender<Msg>) -> Verdict {
-    let started = Instant::now();
-    let label = source.label();
-    let subject = job.subject(&label);
-    let mut verdict = match (decide::skip_reason(subject.status, job.config.result_present), &job.compiled) {
-        (Some(reason), _) => decide::skipped(subject, reason),
-        (None, None) => decide::skipped(subject, "nothing to scan".into()),
-        (None, Some(compiled)) => match read_window(source, job.config.window) {
-            Err(e) => decide::unreadable(subject, e.to_string()),
-            Ok(window) => {
-                let scan_start = Instant::now();
-                let _ = tx.send(Msg::Scanning(i, scan_start));
-                classify_window(compiled, subject, &window, Some(scan_start + job.config.timeout), job.config.timeout)
-            }
-        },
-    };
-    verdict.elapsed_us = micros(started.elapsed());
-    verdict
-}
-
-/// Reads the window of one log: regular files by seeking, anything else
-/// (standard input, FIFOs, devices) as a stream.
-pub fn read_window(source: &LogSource, spec: WindowSpec) -> io::Result<Window> {
-    match source {
-        LogSource::Stdin => window::read_stream(io::stdin().lock(), spec),
-        LogSource::Path(path) => {
-            let mut file = File::open(path)?;
-            let meta = file.metadata()?;
-            if meta.is_dir() {
-                return Err(io::Error::other("is a directory"));
-            }
-            if meta.is_file() { window::read_file(&mut file, spec) } else { window::read_stream(file, spec) }
-        }
-    }
-}
-
-fn micros(d: Duration) -> u64 {
-    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }

@@ -7,7 +7,8 @@
 //! ```
 //!
 //! The stages are pure (bytes or lines in, data out); [`app`] is the edge that
-//! reads logs, runs the stages on worker threads under a watchdog, and writes.
+//! reads the command line and writes verdicts, and [`workers`] runs the stages
+//! over the logs under a watchdog.
 
 pub mod app;
 pub mod bait;
@@ -31,6 +32,7 @@ pub mod show;
 pub mod summary;
 pub mod verdict;
 pub mod window;
+pub mod workers;
 
 use std::time::{Duration, Instant};
 
