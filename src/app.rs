@@ -232,7 +232,9 @@ fn classify(args: ClassifyArgs) -> Result<ExitCode> {
         output.verdict(&verdict);
         return output.finish();
     }
-    workers::classify_logs(job, |v| output.verdict(v));
+    // Workers render each verdict, so that this thread only orders and writes.
+    let renderer = (!job.config.quiet).then(|| Arc::clone(&output.renderer));
+    workers::classify_logs(job, renderer, |v, bytes| output.rendered(v, bytes));
     output.finish()
 }
 
@@ -256,7 +258,7 @@ pub fn exit_status(result: Result<ExitCode>) -> u8 {
 /// tallied for the summary and the exit status, and copied to the GitHub step
 /// summary when there is one.
 struct Output {
-    renderer: Box<dyn Renderer + Send>,
+    renderer: Arc<dyn Renderer + Send + Sync>,
     out: io::BufWriter<io::Stdout>,
     /// One log: its verdict is flushed at once. A batch is written in blocks.
     flush_each: bool,
@@ -299,6 +301,12 @@ impl Output {
     /// Takes one verdict; false when no more are wanted (`-q` has its answer,
     /// or standard output failed).
     fn verdict(&mut self, v: &Verdict) -> bool {
+        let bytes = if self.quiet { Vec::new() } else { self.renderer.verdict(v) };
+        self.rendered(v, &bytes)
+    }
+
+    /// Takes one verdict, rendered as `bytes` by this output's renderer.
+    fn rendered(&mut self, v: &Verdict, bytes: &[u8]) -> bool {
         self.progress.inc(1);
         if let Some(e) = &v.error {
             self.any_error = true;
@@ -318,8 +326,7 @@ impl Output {
         }
         let flush_each = self.flush_each;
         let out = &mut self.out;
-        let written =
-            out.write_all(&self.renderer.verdict(v)).and_then(|()| if flush_each { out.flush() } else { Ok(()) });
+        let written = out.write_all(bytes).and_then(|()| if flush_each { out.flush() } else { Ok(()) });
         if let Err(e) = written {
             self.write_err = Some(e);
             return false;

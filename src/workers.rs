@@ -6,7 +6,6 @@
 //! once, and its late answer is dropped. Threads running a scan are never
 //! joined, so a stuck one cannot hold the process past its answer.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,6 +20,7 @@ use crate::config::{ClassifyConfig, LogSource};
 use crate::decide::{self, Subject};
 use crate::matcher::CompiledProfile;
 use crate::profile::Profile;
+use crate::render::Renderer;
 use crate::verdict::Verdict;
 use crate::window::{self, Window, WindowSpec};
 
@@ -132,66 +132,76 @@ pub fn classify_alone<S: Send + 'static>(job: Arc<Job>, sink: S, on_overdue: fn(
     }
 }
 
-enum Msg {
-    /// The log's window is read; its scan (under the deadline) starts now.
-    Scanning(usize, Instant),
-    Done(usize, Box<Verdict>),
-}
+/// What a worker is scanning, and since when: read by the watchdog loop.
+type Slot = Mutex<Option<(usize, Instant)>>;
+
+/// A finished log: its verdict and, unless `-q`, its rendered bytes.
+type Done = (usize, Box<Verdict>, Vec<u8>);
 
 /// Classifies every log of the job on worker threads and calls `emit` with each
-/// verdict in input order; `emit` returns false to stop early. A scan the
-/// watchdog answers for has its worker replaced by a fresh one.
-pub fn classify_logs(job: Arc<Job>, mut emit: impl FnMut(&Verdict) -> bool) {
+/// verdict, rendered by `renderer` (when given) on the worker, in input order;
+/// `emit` returns false to stop early. A scan the watchdog answers for has its
+/// worker replaced by a fresh one.
+///
+/// Workers post what they scan in a slot of their own and send one message per
+/// log, so that this thread, which orders and writes, stays a small share of
+/// the work.
+pub fn classify_logs(
+    job: Arc<Job>,
+    renderer: Option<Arc<dyn Renderer + Send + Sync>>,
+    mut emit: impl FnMut(&Verdict, &[u8]) -> bool,
+) {
     let n = job.config.logs.len();
     let next = Arc::new(AtomicUsize::new(0));
-    let (tx, rx) = mpsc::channel::<Msg>();
-    let spawn = |tx: Sender<Msg>| {
-        let job = Arc::clone(&job);
-        let next = Arc::clone(&next);
-        std::thread::spawn(move || worker(&job, &next, &tx))
+    let (tx, rx) = mpsc::channel::<Done>();
+    let mut slots: Vec<Arc<Slot>> = Vec::new();
+    let spawn = |tx: Sender<Done>| {
+        let slot = Arc::new(Slot::new(None));
+        let (job, next, renderer, mine) = (Arc::clone(&job), Arc::clone(&next), renderer.clone(), Arc::clone(&slot));
+        std::thread::spawn(move || worker(&job, &next, &mine, renderer.as_deref(), &tx));
+        slot
     };
     for _ in 0..job.config.threads.min(n) {
-        spawn(tx.clone());
+        slots.push(spawn(tx.clone()));
     }
     let limit = job.config.timeout + WATCHDOG_GRACE;
-    let mut ready: Vec<Option<Verdict>> = (0..n).map(|_| None).collect();
+    let mut ready: Vec<Option<(Verdict, Vec<u8>)>> = (0..n).map(|_| None).collect();
     // A log is answered once: by its worker or by the watchdog, whichever first.
     let mut answered = vec![false; n];
-    let mut scanning: HashMap<usize, Instant> = HashMap::new();
     let mut head = 0;
     while head < n {
-        if let Some(v) = ready[head].take() {
-            if !emit(&v) {
+        if let Some((v, bytes)) = ready[head].take() {
+            if !emit(&v, &bytes) {
                 return;
             }
             head += 1;
             continue;
         }
-        let wait = scanning.values().map(|&t| (t + limit).saturating_duration_since(Instant::now())).min();
-        let msg = match wait {
-            Some(wait) => rx.recv_timeout(wait),
-            None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
-        };
-        match msg {
-            Ok(Msg::Scanning(i, t)) => {
-                scanning.insert(i, t);
-            }
-            Ok(Msg::Done(i, v)) => {
-                scanning.remove(&i);
+        // Scans in progress, by the slots. One that starts while this thread
+        // sleeps is seen at the next wake, at most `limit` later, and its own
+        // limit is later still.
+        let scanning: Vec<(usize, Instant)> = slots
+            .iter()
+            .filter_map(|s| *s.lock().unwrap_or_else(PoisonError::into_inner))
+            .filter(|&(i, _)| !answered[i])
+            .collect();
+        let now = Instant::now();
+        let wait = scanning.iter().map(|&(_, t)| (t + limit).saturating_duration_since(now)).min().unwrap_or(limit);
+        match rx.recv_timeout(wait) {
+            Ok((i, v, bytes)) => {
                 if !answered[i] {
                     answered[i] = true;
-                    ready[i] = Some(*v);
+                    ready[i] = Some((*v, bytes));
                 }
             }
             Err(RecvTimeoutError::Timeout) => {
                 let now = Instant::now();
-                let overdue: Vec<(usize, Instant)> =
-                    scanning.iter().filter(|&(_, &t)| now >= t + limit).map(|(&i, &t)| (i, t)).collect();
-                for (i, started) in overdue {
-                    scanning.remove(&i);
+                for (i, started) in scanning.into_iter().filter(|&(_, t)| now >= t + limit) {
                     answered[i] = true;
-                    ready[i] = Some(job.overdue(i, started));
-                    spawn(tx.clone());
+                    let v = job.overdue(i, started);
+                    let bytes = renderer.as_ref().map(|r| r.verdict(&v)).unwrap_or_default();
+                    ready[i] = Some((v, bytes));
+                    slots.push(spawn(tx.clone()));
                 }
             }
             // Every worker is gone and nothing is pending: cannot happen while
@@ -201,16 +211,23 @@ pub fn classify_logs(job: Arc<Job>, mut emit: impl FnMut(&Verdict) -> bool) {
     }
 }
 
-fn worker(job: &Job, next: &AtomicUsize, tx: &Sender<Msg>) {
+fn worker(
+    job: &Job,
+    next: &AtomicUsize,
+    slot: &Slot,
+    renderer: Option<&(dyn Renderer + Send + Sync)>,
+    tx: &Sender<Done>,
+) {
+    let post = |now: Option<(usize, Instant)>| *slot.lock().unwrap_or_else(PoisonError::into_inner) = now;
     loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
         if i >= job.config.logs.len() {
             return;
         }
-        let verdict = classify_guarded(job, i, &|t| {
-            let _ = tx.send(Msg::Scanning(i, t));
-        });
-        if tx.send(Msg::Done(i, Box::new(verdict))).is_err() {
+        let verdict = classify_guarded(job, i, &|t| post(Some((i, t))));
+        post(None);
+        let bytes = renderer.map(|r| r.verdict(&verdict)).unwrap_or_default();
+        if tx.send((i, Box::new(verdict), bytes)).is_err() {
             return;
         }
     }

@@ -11,6 +11,8 @@ pub use json::Json;
 pub use markdown::Markdown;
 pub use text::Text;
 
+use std::sync::Arc;
+
 use crate::config::Format;
 use crate::summary::Summary;
 use crate::verdict::Verdict;
@@ -28,12 +30,12 @@ pub trait Renderer {
 }
 
 /// The renderer of `format`. `color` applies to the text format.
-pub fn for_format(format: Format, pretty: bool, color: bool) -> Box<dyn Renderer + Send> {
+pub fn for_format(format: Format, pretty: bool, color: bool) -> Arc<dyn Renderer + Send + Sync> {
     match format {
-        Format::Json => Box::new(Json { pretty }),
-        Format::Text => Box::new(Text { color }),
-        Format::Github => Box::new(Github),
-        Format::Markdown => Box::new(Markdown),
+        Format::Json => Arc::new(Json { pretty }),
+        Format::Text => Arc::new(Text { color }),
+        Format::Github => Arc::new(Github),
+        Format::Markdown => Arc::new(Markdown),
     }
 }
 

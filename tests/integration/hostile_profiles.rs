@@ -286,3 +286,30 @@ fn huge_profile_files_are_refused() {
         assert!(line.contains(device) && line.contains("limit"), "{line}");
     }
 }
+
+/// In a batch, the watchdog answers for each stuck log in turn and a fresh
+/// worker takes the next: with one worker, two logs that cannot finish and a
+/// plain one still give three verdicts, in input order, the plain one scanned.
+#[test]
+fn a_batch_gets_past_stuck_logs_in_order() {
+    let slow = unicode_lines(64 << 20, 512 << 10);
+    let t = Test::new()
+        .file("slow.toml", SLOW_PROFILE)
+        .file("logs/a.log", &slow)
+        .file("logs/b.log", &slow)
+        .file("logs/c.log", "nothing here\n");
+    let p = t.path().join("slow.toml");
+    let logs = t.path().join("logs");
+    let t =
+        t.args(["classify", "-j", "1", "--tail-bytes", "64MiB", "--timeout", "200ms", "--profile"]).arg(&p).arg(&logs);
+    let r = run_bounded(t.command(), None, LIMIT);
+    let v = verdicts_or_one_error(&r);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let names: Vec<&str> = v.iter().map(|v| v.log.rsplit('/').next().unwrap()).collect();
+    assert_eq!(names, ["a.log", "b.log", "c.log"]);
+    assert!(v[0].timed_out && v[1].timed_out, "{v:?}");
+    assert!(!v[2].timed_out && v[2].action == Action::Charge && v[2].error.is_none(), "{:?}", v[2]);
+    // Each stuck scan is answered 100 ms past its 200 ms deadline; reading
+    // 64 MiB twice and starting up come on top.
+    assert!(r.elapsed < Duration::from_secs(10), "{:?}", r.elapsed);
+}
