@@ -71,8 +71,8 @@ impl Job {
 /// `sink` is shared: whichever of the two threads answers first takes it. When
 /// the watchdog does, it calls `on_overdue` with the sink and the `timed_out`
 /// verdict (which must end the process), and this thread waits for the end.
-/// The watchdog allocates nothing unless it answers, so a log that scans in
-/// time costs one thread start and no second malloc arena.
+/// The watchdog waits on a condition variable and does nothing else unless it
+/// answers, so a log that scans in time costs one thread start.
 pub fn classify_alone<S: Send + 'static>(job: Arc<Job>, sink: S, on_overdue: fn(S, &Verdict) -> !) -> (S, Verdict) {
     #[derive(Default)]
     struct Scan {
@@ -113,9 +113,11 @@ pub fn classify_alone<S: Send + 'static>(job: Arc<Job>, sink: S, on_overdue: fn(
             }
         }
     };
-    // Without a watchdog the deadline is still checked between lines; only a
-    // single runaway regex search could then overrun it.
-    let _ = std::thread::Builder::new().name("watchdog".into()).stack_size(64 << 10).spawn(watchdog);
+    // The stack is reserved, not committed: 256 KiB leaves rendering and
+    // writing the verdict ample room. Should the thread not start, the deadline
+    // is still checked between lines; only a single runaway search could then
+    // overrun it.
+    let _ = std::thread::Builder::new().name("watchdog".into()).stack_size(256 << 10).spawn(watchdog);
     let set = |f: &dyn Fn(&mut Scan)| {
         f(&mut shared.scan.lock().unwrap_or_else(PoisonError::into_inner));
         shared.changed.notify_all();
