@@ -181,14 +181,10 @@ pub fn classify_logs(
         }
         // Scans in progress, by the slots. One that starts while this thread
         // sleeps is seen at the next wake, at most `limit` later, and its own
-        // limit is later still.
-        let scanning: Vec<(usize, Instant)> = slots
-            .iter()
-            .filter_map(|s| *s.lock().unwrap_or_else(PoisonError::into_inner))
-            .filter(|&(i, _)| !answered[i])
-            .collect();
+        // limit is later still. Read without collecting: this runs once per log.
         let now = Instant::now();
-        let wait = scanning.iter().map(|&(_, t)| (t + limit).saturating_duration_since(now)).min().unwrap_or(limit);
+        let wait =
+            scans(&slots, &answered).map(|(_, t)| (t + limit).saturating_duration_since(now)).min().unwrap_or(limit);
         match rx.recv_timeout(wait) {
             Ok((i, v, bytes)) => {
                 if !answered[i] {
@@ -198,7 +194,9 @@ pub fn classify_logs(
             }
             Err(RecvTimeoutError::Timeout) => {
                 let now = Instant::now();
-                for (i, started) in scanning.into_iter().filter(|&(_, t)| now >= t + limit) {
+                let overdue: Vec<(usize, Instant)> =
+                    scans(&slots, &answered).filter(|&(_, t)| now >= t + limit).collect();
+                for (i, started) in overdue {
                     answered[i] = true;
                     let v = job.overdue(i, started);
                     let bytes = renderer.as_ref().map(|r| r.verdict(&v)).unwrap_or_default();
@@ -211,6 +209,11 @@ pub fn classify_logs(
             Err(RecvTimeoutError::Disconnected) => return,
         }
     }
+}
+
+/// The scans in progress that no one has answered for yet.
+fn scans<'a>(slots: &'a [Arc<Slot>], answered: &'a [bool]) -> impl Iterator<Item = (usize, Instant)> + 'a {
+    slots.iter().filter_map(|s| *s.lock().unwrap_or_else(PoisonError::into_inner)).filter(|&(i, _)| !answered[i])
 }
 
 fn worker(
