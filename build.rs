@@ -28,16 +28,18 @@ fn main() {
     write(&out.join("bait.rs"), &bait(&root.join("testdata/bait")));
 }
 
-/// On Linux the binary is linked position-dependent (`-no-pie`): the dynamic
-/// loader then has no relocations to apply at start (a PIE of this size has
-/// ~9,000, and writing them touches ~50 pages), which is the largest single
-/// start-up cost of a one-shot run. The price, a fixed load address for the
-/// binary's own code, is weighed in SECURITY.md; `FAULTSIFT_PIE=1` at build
-/// time keeps the default.
+/// A dynamically linked binary on Linux is linked position-dependent
+/// (`-no-pie`): the loader then has no relocations to apply at start (a PIE of
+/// this size has ~9,000, and writing them touches ~50 pages). The project's
+/// `.cargo/config.toml` goes further and links statically, where
+/// `-C relocation-model=static` does this job and `-no-pie` would break the
+/// static link. SECURITY.md weighs both; `FAULTSIFT_PIE=1` at build time keeps
+/// rustc's default.
 fn link_position_dependent() {
     println!("cargo:rerun-if-env-changed=FAULTSIFT_PIE");
     let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
-    if linux && std::env::var_os("FAULTSIFT_PIE").is_none_or(|v| v.is_empty() || v == "0") {
+    let static_crt = std::env::var("CARGO_CFG_TARGET_FEATURE").is_ok_and(|f| f.split(',').any(|f| f == "crt-static"));
+    if linux && !static_crt && std::env::var_os("FAULTSIFT_PIE").is_none_or(|v| v.is_empty() || v == "0") {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
 }

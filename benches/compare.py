@@ -75,6 +75,12 @@ def make_inputs(work, quick):
     noop = work / "noop.rs"
     noop.write_text("fn main() {}\n")
     subprocess.run(["rustc", "-O", "-o", str(work / "noop"), str(noop)], check=True)
+    # The same, linked as .cargo/config.toml links faultsift on Linux (static,
+    # position-dependent): shows how much of the floor is dynamic loading.
+    static = ["-C", "target-feature=+crt-static", "-C", "relocation-model=static"]
+    made = subprocess.run(["rustc", "-O", *static, "-o", str(work / "noop-static"), str(noop)], capture_output=True)
+    if made.returncode != 0:
+        (work / "noop-static").unlink(missing_ok=True)
 
 
 def time_group(commands, runs, warmup=5):
@@ -127,8 +133,12 @@ def main():
         print(f"faultsift whole-process comparison ({'hyperfine' if shutil.which('hyperfine') else 'own loop'}, medians)")
 
         print("\n1. One 5 MiB pane capture, profile claude")
-        floor, fst, sh = time_group([[str(work / "noop")], fs(pane), shell], runs)
+        static_noop = work / "noop-static"
+        group = [[str(work / "noop")], fs(pane), shell] + ([[str(static_noop)]] if static_noop.exists() else [])
+        floor, fst, sh, *static_floor = time_group(group, runs)
         row("do-nothing Rust binary (the floor)", floor)
+        if static_floor:
+            row("do-nothing Rust binary, linked static as faultsift", static_floor[0], floor)
         row("faultsift classify", fst, floor)
         row("tail | tr | sed | grep -E (shell pipeline)", sh, fst)
         py = None

@@ -10,5 +10,10 @@
 # the Python peer needs `pip install regex`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --locked --quiet
-exec python3 benches/compare.py target/release/faultsift "$@"
+# Where the binary lands depends on .cargo/config.toml's build target; ask cargo.
+bin=$(cargo build --release --locked --bin faultsift --message-format=json-render-diagnostics |
+  python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("executable"): print(m["executable"])')
+exec python3 benches/compare.py "$bin" "$@"
