@@ -268,7 +268,7 @@ struct Output {
     /// Workflow commands go to stdout; the table for the run's page goes to
     /// the step summary file, when GitHub provides one.
     step_summary: Option<(std::ffi::OsString, Vec<u8>)>,
-    progress: indicatif::ProgressBar,
+    progress: Option<indicatif::ProgressBar>,
     any_error: bool,
     any_fault: bool,
     write_err: Option<io::Error>,
@@ -307,10 +307,16 @@ impl Output {
 
     /// Takes one verdict, rendered as `bytes` by this output's renderer.
     fn rendered(&mut self, v: &Verdict, bytes: &[u8]) -> bool {
-        self.progress.inc(1);
+        if let Some(bar) = &self.progress {
+            bar.inc(1);
+        }
         if let Some(e) = &v.error {
             self.any_error = true;
-            self.progress.suspend(|| eprintln!("faultsift: {}", crate::error::printable(&format!("{}: {e}", v.log))));
+            let report = || eprintln!("faultsift: {}", crate::error::printable(&format!("{}: {e}", v.log)));
+            match &self.progress {
+                Some(bar) => bar.suspend(report),
+                None => report(),
+            }
         }
         self.any_fault |= v.env_fault;
         if self.quiet {
@@ -320,7 +326,9 @@ impl Output {
         if self.write_err.is_some() {
             return false;
         }
-        self.summary.add(v);
+        if self.want_summary {
+            self.summary.add(v);
+        }
         if let Some((_, table)) = &mut self.step_summary {
             table.extend(render::Markdown.verdict(v));
         }
@@ -336,7 +344,9 @@ impl Output {
 
     /// Writes the end (and summary) and gives the exit status.
     fn finish(mut self) -> Result<ExitCode> {
-        self.progress.finish_and_clear();
+        if let Some(bar) = &self.progress {
+            bar.finish_and_clear();
+        }
         if let Some(e) = self.write_err {
             return Err(e).context("writing verdicts");
         }
@@ -353,17 +363,17 @@ impl Output {
     }
 }
 
-/// A progress bar on stderr for a long batch when stderr is a terminal;
-/// hidden (and free) otherwise.
-fn progress_bar(logs: usize, quiet: bool) -> indicatif::ProgressBar {
+/// A progress bar on stderr for a long batch when stderr is a terminal; none
+/// otherwise (even a hidden bar parses its style's template).
+fn progress_bar(logs: usize, quiet: bool) -> Option<indicatif::ProgressBar> {
     if quiet || logs < 100 || !io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
+        return None;
     }
     let bar = indicatif::ProgressBar::new(logs as u64);
     if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} logs {elapsed} (eta {eta})") {
         bar.set_style(style);
     }
-    bar
+    Some(bar)
 }
 
 fn append(path: &std::path::Path, bytes: &[u8]) -> io::Result<()> {
@@ -398,7 +408,6 @@ fn expand_logs(args: &ClassifyArgs) -> Result<Vec<LogSource>> {
         }
         let mut files = Vec::new();
         walk(arg, &mut files);
-        files.sort();
         let before = logs.len();
         for file in files {
             let rel = file.strip_prefix(arg).unwrap_or(&file);
@@ -413,11 +422,17 @@ fn expand_logs(args: &ClassifyArgs) -> Result<Vec<LogSource>> {
     Ok(logs)
 }
 
+/// Appends the files under `dir` to `out` in path order (as `Path` sorts,
+/// component by component): each directory's entries sorted by name, depth
+/// first. Sorting the whole list by path instead took ~10 ms on 10,000 files
+/// (comparing paths component by component), before any worker started.
 fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.filter_map(Result::ok) {
-        let Ok(kind) = entry.file_type() else { continue };
-        let path = entry.path();
+    let mut entries: Vec<_> =
+        entries.filter_map(Result::ok).filter_map(|e| Some((e.path(), e.file_type().ok()?))).collect();
+    // Entries of one directory share everything before their names.
+    entries.sort_unstable_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
+    for (path, kind) in entries {
         if kind.is_dir() {
             walk(&path, out);
         } else if kind.is_file() || (kind.is_symlink() && path.is_file()) {

@@ -172,7 +172,7 @@ pub fn decide(
 /// `2s`, `200ms`, `1.5s`: a deadline as a person writes it.
 pub fn human(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else if ms < 1000 {
         format!("{ms}ms")

@@ -36,12 +36,12 @@ impl Summary {
     /// Counts one verdict.
     pub fn add(&mut self, v: &Verdict) {
         self.logs += 1;
-        *self.actions.entry(v.action.as_str().to_string()).or_default() += 1;
+        count(&mut self.actions, v.action.as_str());
         if let Some(kind) = &v.kind {
-            *self.kinds.entry(kind.clone()).or_default() += 1;
+            count(&mut self.kinds, kind);
         }
         if let Some(rule) = &v.rule {
-            *self.rules.entry(rule.clone()).or_default() += 1;
+            count(&mut self.rules, rule);
         }
         self.env_faults += u64::from(v.env_fault);
         self.errors += u64::from(v.error.is_some());
@@ -50,6 +50,16 @@ impl Summary {
             self.unclassified.push(v.log.clone());
         }
         self.env_fault_share = if self.logs == 0 { 0.0 } else { self.env_faults as f64 / self.logs as f64 };
+    }
+}
+
+/// Adds one to `key`'s count; the key is copied only the first time it is seen.
+fn count(counts: &mut BTreeMap<String, u64>, key: &str) {
+    match counts.get_mut(key) {
+        Some(n) => *n += 1,
+        None => {
+            counts.insert(key.to_string(), 1);
+        }
     }
 }
 
