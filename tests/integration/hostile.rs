@@ -572,6 +572,37 @@ fn a_fifo_with_a_writer_is_read_as_a_stream() {
     assert_eq!(v.offset, Some(expected_len - FAULT.len() as u64 - 1));
 }
 
+/// A worker that has finished a log and then blocks on the next (here a FIFO
+/// nobody writes to yet) must not hold back the verdict it already has: the
+/// ordering thread collects it from the worker's mailbox and writes it.
+#[test]
+fn a_blocked_worker_does_not_hold_back_the_logs_it_finished() {
+    use std::io::{BufRead, BufReader};
+
+    let t = classify(Test::new()).file("a.log", format!("{FAULT}\n")).file("c.log", "nothing here\n");
+    let fifo = t.path().join("b.log");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success(), "mkfifo");
+    let t = t.args(["-j", "1", "a.log", "b.log", "c.log"]);
+    let mut child = t.command().stdout(Stdio::piped()).spawn().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    std::thread::spawn(move || {
+        for line in stdout.lines() {
+            let _ = tx.send(line.unwrap());
+        }
+    });
+    let first = rx.recv_timeout(LIMIT);
+    // Unblock b.log (opening for writing waits for the reader), then let the
+    // run finish: its end must not depend on the assertion above.
+    drop(std::fs::OpenOptions::new().write(true).open(&fifo).unwrap());
+    let first: Verdict = serde_json::from_str(&first.expect("a.log's verdict while b.log blocks")).unwrap();
+    assert_eq!((first.log.as_str(), first.action), ("a.log", Action::Pause));
+    let rest: Vec<Verdict> = rx.iter().map(|l| serde_json::from_str(&l).unwrap()).collect();
+    assert!(child.wait().unwrap().success());
+    let logs: Vec<&str> = rest.iter().map(|v| v.log.as_str()).collect();
+    assert_eq!(logs, ["b.log", "c.log"]);
+}
+
 #[test]
 fn a_file_that_shrinks_while_it_is_read_still_gets_verdicts() {
     use std::sync::Arc;
