@@ -134,10 +134,7 @@ pub fn classify_alone<S: Send + 'static>(job: Arc<Job>, sink: S, on_overdue: fn(
     }
 }
 
-/// A finished log: its verdict and, unless `-q`, its rendered bytes.
-type Done = (usize, Box<Verdict>, Vec<u8>);
-
-/// A verdict and its rendered bytes, without the log's index.
+/// A verdict and, unless `-q`, its rendered bytes.
 type Answer = (Verdict, Vec<u8>);
 
 /// A worker's mailbox, shared with the thread that orders: what the worker is
@@ -149,7 +146,8 @@ type Answer = (Verdict, Vec<u8>);
 #[derive(Default)]
 struct Mailbox {
     scanning: Option<(usize, Instant)>,
-    done: Vec<Done>,
+    /// Finished logs, by index.
+    done: Vec<(usize, Answer)>,
     /// Freed by the worker that allocated them: glibc frees another thread's
     /// memory under that thread's arena lock, and the ordering thread freeing
     /// verdicts kept a lone worker waiting on it a quarter of the time.
@@ -160,7 +158,7 @@ type Slot = Mutex<Mailbox>;
 
 /// A worker wakes the ordering thread once it holds this many finished logs
 /// (or has no more to take). Waking it for every log cost a context switch
-/// per log, which on 10,000 small logs was a fifth of the work.
+/// per log: 11,000 of them on 10,000 small logs.
 const WAKE_EVERY: usize = 32;
 
 /// The longest the ordering thread sleeps between collections: how late a
@@ -204,13 +202,14 @@ pub fn classify_logs(
         // one log an error verdict), but never wait forever.
         let all_gone = workers.iter().all(|(_, h)| h.is_finished());
         for (w, (slot, _)) in workers.iter().enumerate() {
-            for (i, v, bytes) in slot.lock().unwrap_or_else(PoisonError::into_inner).done.drain(..) {
+            for (i, answer) in slot.lock().unwrap_or_else(PoisonError::into_inner).done.drain(..) {
                 if !answered[i] {
                     answered[i] = true;
-                    ready[i] = Some(((*v, bytes), Some(w)));
+                    ready[i] = Some((answer, Some(w)));
                 }
             }
         }
+        spent.resize_with(workers.len(), Vec::new);
         while let Some(((v, bytes), maker)) = ready.get_mut(head).and_then(Option::take) {
             if !emit(&v, &bytes) {
                 // Leave the workers nothing more to take.
@@ -219,7 +218,6 @@ pub fn classify_logs(
             }
             head += 1;
             if let Some(w) = maker {
-                spent.resize_with(workers.len(), Vec::new);
                 spent[w].push((v, bytes));
             }
         }
@@ -278,7 +276,7 @@ fn worker(
         let (held, spent) = {
             let mut mailbox = mailbox();
             mailbox.scanning = None;
-            mailbox.done.push((i, Box::new(verdict), bytes));
+            mailbox.done.push((i, (verdict, bytes)));
             (mailbox.done.len(), std::mem::take(&mut mailbox.spent))
         };
         if held >= WAKE_EVERY {
