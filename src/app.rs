@@ -183,9 +183,12 @@ fn read_clean_logs(dir: &std::path::Path) -> Result<Vec<check::CleanLog>> {
     paths
         .into_iter()
         .map(|p| {
-            let mut file = File::open(&p).with_context(|| p.display().to_string())?;
-            let window = window::read_file(&mut file, WindowSpec { tail_bytes: window::MAX_TAIL_BYTES, since: None })
-                .with_context(|| p.display().to_string())?;
+            let read = |p: &std::path::Path| {
+                let mut file = File::open(p)?;
+                let size = file.metadata()?.len();
+                window::read_file(&mut file, size, WindowSpec { tail_bytes: window::MAX_TAIL_BYTES, since: None })
+            };
+            let window = read(&p).with_context(|| p.display().to_string())?;
             Ok(check::CleanLog { name: p.display().to_string(), bytes: window.bytes })
         })
         .collect()

@@ -94,9 +94,10 @@ pub fn from_bytes(log: &[u8], spec: WindowSpec) -> Window {
 }
 
 /// Reads the window of a regular file by seeking: the cost does not depend on
-/// the file's size. A file that shrinks while it is read gives a shorter window.
-pub fn read_file(file: &mut File, spec: WindowSpec) -> io::Result<Window> {
-    let size = file.metadata()?.len();
+/// the file's size. `size` is its length as the caller found it (callers stat
+/// the file anyway, to tell files from directories and streams). A file that
+/// shrinks while it is read gives a shorter window.
+pub fn read_file(file: &mut File, size: u64, spec: WindowSpec) -> io::Result<Window> {
     let plan = plan(size, spec);
     file.seek(SeekFrom::Start(plan.start - u64::from(plan.check_prev)))?;
     let prev = if plan.check_prev {
@@ -253,7 +254,11 @@ mod tests {
         f.write_all(&log).unwrap();
         for (tail, since) in [(65_536, None), (10, None), (50, None), (100, Some(99_990)), (64, Some(200_000))] {
             let s = spec(tail, since);
-            assert_eq!(read_file(&mut f, s).unwrap(), from_bytes(&log, s), "tail {tail} since {since:?}");
+            assert_eq!(
+                read_file(&mut f, log.len() as u64, s).unwrap(),
+                from_bytes(&log, s),
+                "tail {tail} since {since:?}"
+            );
         }
     }
 }

@@ -330,7 +330,11 @@ pub fn read_window(source: &LogSource, spec: WindowSpec) -> io::Result<Window> {
             if meta.is_dir() {
                 return Err(io::Error::other("is a directory"));
             }
-            if meta.is_file() { window::read_file(&mut file, spec) } else { window::read_stream(file, spec) }
+            if meta.is_file() {
+                window::read_file(&mut file, meta.len(), spec)
+            } else {
+                window::read_stream(file, spec)
+            }
         }
     }
 }
