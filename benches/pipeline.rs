@@ -1,6 +1,7 @@
 //! Micro-benchmarks of the pipeline stages on a 64 KiB pane-capture window:
 //! clean (against `strip-ansi-escapes` and raw `vte`), the literal prefilter and
-//! match scan, the whole in-process classification, and profile preparation.
+//! match scan, the whole in-process classification, and profile preparation;
+//! and the bound that lets a single log scan without a watchdog thread.
 //!
 //! `cargo bench --bench pipeline`. Inputs are made here, deterministically.
 
@@ -118,5 +119,68 @@ mod whole {
             let profile = claude();
             classify(&profile, black_box(&log))
         });
+    }
+}
+
+/// The worst a built-in profile does on lines of [`faultsift::matcher::BOUNDED_LINE`]
+/// bytes (the bound behind scanning a single log without a watchdog thread):
+/// eight such lines made of the profile's own literals and examples, so that
+/// every pattern is a candidate and most search the whole line in vain, with
+/// ASCII, accented and no separators (an accented letter sends the patterns
+/// with word boundaries to `regex`, compiled then). Each run starts from a
+/// freshly prepared profile, so first-use compiles are counted. Between two
+/// deadline checks a scan searches at most a quarter of this: 4 KiB plus one line.
+mod bounded {
+    use super::*;
+    use faultsift::matcher::BOUNDED_LINE;
+
+    const PROFILES: &[&str] = &[
+        "aider",
+        "ci",
+        "claude",
+        "codex",
+        "copilot",
+        "cursor",
+        "executor",
+        "gemini",
+        "goose",
+        "opencode",
+        "openhands",
+        "qwen",
+    ];
+
+    fn compiled(name: &str) -> CompiledProfile {
+        let profile = Resolver::new(vec![Layer::Builtin]).resolve_for_matching(name).unwrap();
+        CompiledProfile::compile(profile, "builtin").unwrap()
+    }
+
+    fn hostile_lines(profile: &CompiledProfile) -> Vec<u8> {
+        let rules = &profile.profile.rules;
+        let literals: Vec<&str> =
+            rules.iter().flat_map(|r| r.literals.iter().flatten().flatten()).map(String::as_str).collect();
+        let examples: Vec<&str> = rules.iter().flat_map(|r| &r.examples).map(String::as_str).collect();
+        let mut out = Vec::new();
+        for (parts, sep) in [(&literals, " "), (&literals, " é "), (&literals, "é"), (&examples, " ")] {
+            let mut line = String::new();
+            for part in parts.iter().cycle().take(BOUNDED_LINE) {
+                if line.len() + part.len() + sep.len() > BOUNDED_LINE {
+                    break;
+                }
+                line.push_str(&part.replace(['\n', '\r'], " "));
+                line.push_str(sep);
+            }
+            for _ in 0..2 {
+                out.extend_from_slice(line.as_bytes());
+                out.push(b'\n');
+            }
+        }
+        out
+    }
+
+    #[divan::bench(args = PROFILES)]
+    fn eight_4k_lines_of_own_literals(bencher: divan::Bencher, name: &str) {
+        let cleaned = clean::clean(&hostile_lines(&compiled(name)), false);
+        assert!(compiled(name).scan_is_bounded(&cleaned));
+        bencher.with_inputs(|| compiled(name)).bench_values(|profile| profile.scan(black_box(&cleaned), None));
     }
 }

@@ -51,8 +51,20 @@ pub fn classify_window(
     timeout: Duration,
 ) -> Verdict {
     let cleaned = clean::clean(&window.bytes, window.starts_mid_line);
-    let scan = compiled.scan(&cleaned, deadline);
-    decide::decide(subject, compiled, window, &cleaned, &scan, timeout)
+    classify_cleaned(compiled, subject, window, &cleaned, deadline, timeout)
+}
+
+/// [`classify_window`] after the clean stage: match and decide.
+pub fn classify_cleaned(
+    compiled: &CompiledProfile,
+    subject: Subject<'_>,
+    window: &Window,
+    cleaned: &clean::Cleaned,
+    deadline: Option<Instant>,
+    timeout: Duration,
+) -> Verdict {
+    let scan = compiled.scan(cleaned, deadline);
+    decide::decide(subject, compiled, window, cleaned, &scan, timeout)
 }
 
 /// Resolves a profile by name or path through the usual layers and compiles it.

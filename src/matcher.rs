@@ -20,8 +20,16 @@ use crate::profile::builtin::LiteForm;
 pub const SIZE_LIMIT: usize = 16 << 20;
 /// Cache limit of the lazy DFA, per regex.
 const DFA_SIZE_LIMIT: usize = 2 << 20;
-/// The deadline is checked once per this many lines.
-const DEADLINE_STRIDE: usize = 32;
+/// The deadline is checked before a line once the lines searched since the
+/// last check hold this many bytes (each counting at least [`LINE_COST`]), so
+/// that between two checks at most this much text, plus one line, is searched.
+const DEADLINE_BYTES: usize = 4096;
+/// What one line counts towards [`DEADLINE_BYTES`] at least: its candidates
+/// and searches cost something however short it is.
+const LINE_COST: usize = 128;
+/// The longest line a scan may search and still count as bounded without a
+/// watchdog (see [`CompiledProfile::scan_is_bounded`]).
+pub const BOUNDED_LINE: usize = 4096;
 
 /// A profile ready to match: its rules, the Aho-Corasick automata over their
 /// required literals, and one regex per pattern.
@@ -375,11 +383,24 @@ impl CompiledProfile {
         self.regex(pattern, line)?.find(line)
     }
 
+    /// Whether scanning `cleaned` keeps to its deadline without a watchdog:
+    /// every pattern is built in (and runs on `regex-lite`, or on `regex` for
+    /// the Unicode word boundaries of its line) and no line is longer than
+    /// [`BOUNDED_LINE`]. Such a scan passes its deadline by the searches of at
+    /// most `DEADLINE_BYTES` plus one line: a few milliseconds for the slowest
+    /// built-in profile on its own literals (`cargo bench --bench pipeline
+    /// bounded`), where the watchdog allows 100 ms. A pattern from a file has no
+    /// such bound, nor does a long line.
+    pub fn scan_is_bounded(&self, cleaned: &Cleaned) -> bool {
+        self.lite.iter().all(Option::is_some) && cleaned.lines.iter().all(|l| l.end - l.start <= BOUNDED_LINE)
+    }
+
     /// Scans the window; the last line hit wins. One literal search over the
     /// cleaned text finds the lines that hold some rule's literal; only those
     /// lines (every line, when a pattern has no literal) meet the regexes of the
-    /// rules whose literals they hold, in profile order. With a deadline, the scan stops (and says `timed_out`)
-    /// once it has passed.
+    /// rules whose literals they hold, in profile order. With a deadline, the
+    /// scan stops (and says `timed_out`) once it has passed, checked before
+    /// the first line and then every `DEADLINE_BYTES` of lines searched.
     pub fn scan(&self, cleaned: &Cleaned, deadline: Option<Instant>) -> Scan {
         let lines: Vec<usize> = if self.always.is_empty() {
             // Lines are separated by `\n` in the text, so a literal never spans two.
@@ -398,12 +419,13 @@ impl CompiledProfile {
 
         let mut per_rule: Vec<Option<RuleHits>> = vec![None; self.profile.rules.len()];
         let mut scan = Scan::default();
-        for (checked, &line) in lines.iter().enumerate() {
-            if checked % DEADLINE_STRIDE == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+        let mut pacer = Pacer::default();
+        for &line in &lines {
+            let Some(text) = cleaned.lines.get(line).map(|l| cleaned.line_text(l)) else { continue };
+            if pacer.due(text.len()) && deadline.is_some_and(|d| Instant::now() >= d) {
                 scan.timed_out = true;
                 break;
             }
-            let Some(text) = cleaned.lines.get(line).map(|l| cleaned.line_text(l)) else { continue };
             let Some((rule, pattern)) = self.first_rule(text) else { continue };
             let slot = per_rule[rule].get_or_insert(RuleHits { rule, count: 0, last_line: line });
             slot.count += 1;
@@ -412,6 +434,31 @@ impl CompiledProfile {
         }
         scan.hits = per_rule.into_iter().flatten().collect();
         scan
+    }
+}
+
+/// When the scan looks at the clock: before its first line, then before the
+/// first line after [`DEADLINE_BYTES`] of lines searched.
+struct Pacer {
+    /// What the lines searched since the last look count.
+    unchecked: usize,
+}
+
+impl Default for Pacer {
+    fn default() -> Self {
+        Pacer { unchecked: DEADLINE_BYTES }
+    }
+}
+
+impl Pacer {
+    /// Whether to look at the clock before searching a line of `len` bytes.
+    fn due(&mut self, len: usize) -> bool {
+        let due = self.unchecked >= DEADLINE_BYTES;
+        if due {
+            self.unchecked = 0;
+        }
+        self.unchecked += len.max(LINE_COST);
+        due
     }
 }
 
@@ -484,6 +531,31 @@ mod tests {
         let cleaned = clean(b"alpha\n", false);
         let scan = c.scan(&cleaned, Some(Instant::now()));
         assert!(scan.timed_out && scan.last.is_none());
+    }
+
+    #[test]
+    fn the_clock_is_read_before_the_first_line_then_every_deadline_bytes() {
+        let mut p = Pacer::default();
+        assert!(p.due(10));
+        // Short lines count LINE_COST each: 32 of them make DEADLINE_BYTES.
+        let short: Vec<bool> = (1..DEADLINE_BYTES / LINE_COST).map(|_| p.due(10)).collect();
+        assert!(short.iter().all(|due| !due), "{short:?}");
+        assert!(p.due(10));
+        // One long line counts its length: the next line looks again.
+        let mut p = Pacer::default();
+        assert!(p.due(DEADLINE_BYTES + 1));
+        assert!(p.due(1));
+    }
+
+    #[test]
+    fn only_built_in_patterns_on_short_lines_scan_without_a_watchdog() {
+        let resolver = crate::profile::Resolver::new(vec![crate::profile::Layer::Builtin]);
+        let claude = CompiledProfile::compile(resolver.resolve_for_matching("claude").unwrap(), "builtin").unwrap();
+        let line = |len: usize| format!("API Error: 529 {}\n", "x".repeat(len - 15));
+        assert!(claude.scan_is_bounded(&clean(line(BOUNDED_LINE).as_bytes(), false)));
+        assert!(!claude.scan_is_bounded(&clean(format!("ok\n{}", line(BOUNDED_LINE + 1)).as_bytes(), false)));
+        let file = compiled(TWO).unwrap();
+        assert!(!file.scan_is_bounded(&clean(b"alpha\n", false)));
     }
 
     #[test]

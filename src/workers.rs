@@ -4,7 +4,11 @@
 //! The watchdog answers for a scan that has not answered `timeout` plus
 //! [`WATCHDOG_GRACE`] after it started: the log gets a `timed_out` verdict at
 //! once, and its late answer is dropped. Threads running a scan are never
-//! joined, so a stuck one cannot hold the process past its answer.
+//! joined, so a stuck one cannot hold the process past its answer. A single
+//! log whose scan is bounded (built-in patterns, lines of at most
+//! [`crate::matcher::BOUNDED_LINE`] bytes, a window of at most [`BOUNDED_WINDOW`]) needs no
+//! watchdog thread: the deadline checks between its lines keep it within the
+//! grace.
 
 use std::fs::File;
 use std::io;
@@ -15,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use crate::classify_window;
+use crate::clean;
 use crate::config::{ClassifyConfig, LogSource};
 use crate::decide::{self, Subject};
 use crate::matcher::CompiledProfile;
@@ -26,6 +30,20 @@ use crate::window::{self, Window, WindowSpec};
 
 /// How long past its deadline a scan may run before the watchdog answers for it.
 pub const WATCHDOG_GRACE: Duration = Duration::from_millis(100);
+
+/// The largest window a single log scans without a watchdog thread when its
+/// scan is otherwise bounded (see [`CompiledProfile::scan_is_bounded`]):
+/// cleaning it and searching it for literals take a few milliseconds at most.
+pub const BOUNDED_WINDOW: usize = 256 << 10;
+
+/// How a scan asks to be watched: `start` is called with the time the scan
+/// started, before it cleans the window, or, when `only_unbounded`, only once
+/// the scan turns out not to be bounded (a thread costs a single log about a
+/// tenth of a millisecond, a sixth of its run).
+struct Watch<'a> {
+    start: &'a dyn Fn(Instant),
+    only_unbounded: bool,
+}
 
 /// A classification run: the profile (compiled unless nothing needs scanning)
 /// and the configuration, shared by the workers.
@@ -66,13 +84,13 @@ impl Job {
 }
 
 /// Classifies the job's only log on the calling thread, with a watchdog
-/// thread beside it, and hands the verdict to `sink`.
+/// thread beside it unless the scan is bounded, and hands the verdict to `sink`.
 ///
 /// `sink` is shared: whichever of the two threads answers first takes it. When
 /// the watchdog does, it calls `on_overdue` with the sink and the `timed_out`
 /// verdict (which must end the process), and this thread waits for the end.
 /// The watchdog waits on a condition variable and does nothing else unless it
-/// answers, so a log that scans in time costs one thread start.
+/// answers, so a log that scans in time costs at most one thread start.
 pub fn classify_alone<S: Send + 'static>(job: Arc<Job>, sink: S, on_overdue: fn(S, &Verdict) -> !) -> (S, Verdict) {
     #[derive(Default)]
     struct Scan {
@@ -113,16 +131,22 @@ pub fn classify_alone<S: Send + 'static>(job: Arc<Job>, sink: S, on_overdue: fn(
             }
         }
     };
-    // The stack is reserved, not committed: 256 KiB leaves rendering and
-    // writing the verdict ample room. Should the thread not start, the deadline
-    // is still checked between lines; only a single runaway search could then
-    // overrun it.
-    let _ = std::thread::Builder::new().name("watchdog".into()).stack_size(256 << 10).spawn(watchdog);
     let set = |f: &dyn Fn(&mut Scan)| {
         f(&mut shared.scan.lock().unwrap_or_else(PoisonError::into_inner));
         shared.changed.notify_all();
     };
-    let verdict = classify_guarded(&job, 0, &|t| set(&|s| s.started = Some(t)));
+    let watchdog = std::cell::Cell::new(Some(watchdog));
+    let start = |t: Instant| {
+        set(&|s| s.started = Some(t));
+        // The stack is reserved, not committed: 256 KiB leaves rendering and
+        // writing the verdict ample room. Should the thread not start, the
+        // deadline is still checked between lines; only a single runaway
+        // search could then overrun it.
+        if let Some(watchdog) = watchdog.take() {
+            let _ = std::thread::Builder::new().name("watchdog".into()).stack_size(256 << 10).spawn(watchdog);
+        }
+    };
+    let verdict = classify_guarded(&job, 0, &Watch { start: &start, only_unbounded: true });
     set(&|s| s.done = true);
     let taken = shared.sink.lock().unwrap_or_else(PoisonError::into_inner).take();
     match taken {
@@ -271,7 +295,8 @@ fn worker(
             orderer.unpark();
             return;
         }
-        let verdict = classify_guarded(job, i, &|t| mailbox().scanning = Some((i, t)));
+        let verdict =
+            classify_guarded(job, i, &Watch { start: &|t| mailbox().scanning = Some((i, t)), only_unbounded: false });
         let bytes = renderer.map(|r| r.verdict(&verdict)).unwrap_or_default();
         let (held, spent) = {
             let mut mailbox = mailbox();
@@ -286,10 +311,10 @@ fn worker(
     }
 }
 
-/// Classifies log `i`, calling `scanning` when its scan starts. A panic is a
-/// bug, but it must cost one log an error verdict, not the run.
-fn classify_guarded(job: &Job, i: usize, scanning: &dyn Fn(Instant)) -> Verdict {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| classify_one(job, i, scanning))).unwrap_or_else(|_| {
+/// Classifies log `i` under `watch`. A panic is a bug, but it must cost one
+/// log an error verdict, not the run.
+fn classify_guarded(job: &Job, i: usize, watch: &Watch) -> Verdict {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| classify_one(job, i, watch))).unwrap_or_else(|_| {
         let label = job.config.logs[i].label();
         decide::unreadable(
             job.subject(&label),
@@ -298,7 +323,7 @@ fn classify_guarded(job: &Job, i: usize, scanning: &dyn Fn(Instant)) -> Verdict 
     })
 }
 
-fn classify_one(job: &Job, i: usize, scanning: &dyn Fn(Instant)) -> Verdict {
+fn classify_one(job: &Job, i: usize, watch: &Watch) -> Verdict {
     let started = Instant::now();
     let source = &job.config.logs[i];
     let label = source.label();
@@ -310,8 +335,16 @@ fn classify_one(job: &Job, i: usize, scanning: &dyn Fn(Instant)) -> Verdict {
             Err(e) => decide::unreadable(subject, e.to_string()),
             Ok(window) => {
                 let scan_start = Instant::now();
-                scanning(scan_start);
-                classify_window(compiled, subject, &window, Some(scan_start + job.config.timeout), job.config.timeout)
+                let lazy = watch.only_unbounded && window.bytes.len() <= BOUNDED_WINDOW;
+                if !lazy {
+                    (watch.start)(scan_start);
+                }
+                let cleaned = clean::clean(&window.bytes, window.starts_mid_line);
+                if lazy && !compiled.scan_is_bounded(&cleaned) {
+                    (watch.start)(scan_start);
+                }
+                let (deadline, timeout) = (scan_start + job.config.timeout, job.config.timeout);
+                crate::classify_cleaned(compiled, subject, &window, &cleaned, Some(deadline), timeout)
             }
         },
     };
