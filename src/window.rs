@@ -108,10 +108,27 @@ pub fn read_file(file: &mut File, size: u64, spec: WindowSpec) -> io::Result<Win
     };
     // Bounded by the size seen at stat time: a log still being appended to does
     // not make the window grow past `tail_bytes`.
-    let want = size - plan.start;
-    let mut buf = Vec::with_capacity(usize::try_from(want).unwrap_or(0));
-    file.take(want).read_to_end(&mut buf)?;
+    let mut buf = vec![0; usize::try_from(size - plan.start).unwrap_or(0)];
+    let filled = fill(file, &mut buf)?;
+    buf.truncate(filled);
     Ok(finish(plan, prev, buf, size))
+}
+
+/// Reads into `buf` until it is full or the file ends; returns the bytes read.
+///
+/// One `read` for the usual window, where `read_to_end` through `take` made
+/// four of growing sizes and a fifth to find the end.
+fn fill(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 /// Reads a stream to its end, keeping only the last window (plus the byte before
@@ -260,5 +277,15 @@ mod tests {
                 "tail {tail} since {since:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_file_shorter_than_its_stat_gives_what_it_holds() {
+        use std::io::Write;
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(b"abc\ndef\n").unwrap();
+        // Stat'ed at 20 bytes, truncated to 8 before the read.
+        let w = read_file(&mut f, 20, spec(65_536, None)).unwrap();
+        assert_eq!(w.bytes, b"abc\ndef\n");
     }
 }
