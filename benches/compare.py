@@ -2,11 +2,17 @@
 """Whole-process timings of faultsift against its peers, side by side in one run.
 
 Run through benches/compare.sh, which builds the release binary first. Makes its
-inputs in a scratch directory, then times each group of commands alternately
-(hyperfine -N when it is installed, else its own interleaved loop) and prints
-medians and the ratios the performance issue sets as targets.
+inputs in a scratch directory, then times each group of commands (hyperfine -N
+when it is installed, else, or with --interleave, its own loop of interleaved
+rounds) and prints medians and the ratios the performance issue sets as targets.
 
-Usage: compare.py BINARY [--runs N] [--quick]
+Every binary timed is a copy in the scratch directory, as `cargo install`
+leaves one: a binary that lld has just written (through mmap) sits in the page
+cache in small pieces, and on the machine these figures come from it took ~10
+more page faults per run (~0.1 ms) than the same bytes copied, faultsift and
+the do-nothing floor alike.
+
+Usage: compare.py BINARY [--runs N] [--quick] [--interleave]
 """
 import json
 import os
@@ -74,18 +80,31 @@ def make_inputs(work, quick):
     )
     noop = work / "noop.rs"
     noop.write_text("fn main() {}\n")
-    subprocess.run(["rustc", "-O", "-o", str(work / "noop"), str(noop)], check=True)
+    subprocess.run(["rustc", "-O", "-o", str(work / "noop.linked"), str(noop)], check=True)
+    installed_copy(work / "noop.linked", work / "noop")
     # The same, linked as .cargo/config.toml links faultsift on Linux (static,
     # position-dependent): shows how much of the floor is dynamic loading.
     static = ["-C", "target-feature=+crt-static", "-C", "relocation-model=static"]
-    made = subprocess.run(["rustc", "-O", *static, "-o", str(work / "noop-static"), str(noop)], capture_output=True)
-    if made.returncode != 0:
-        (work / "noop-static").unlink(missing_ok=True)
+    linked = work / "noop-static.linked"
+    made = subprocess.run(["rustc", "-O", *static, "-o", str(linked), str(noop)], capture_output=True)
+    if made.returncode == 0:
+        installed_copy(linked, work / "noop-static")
+
+
+def installed_copy(linked, dest):
+    """Copies a binary the linker wrote to `dest`, as an install does (see the top)."""
+    shutil.copy2(linked, dest)
+    linked.unlink()
+
+
+INTERLEAVE = "--interleave" in sys.argv
 
 
 def time_group(commands, runs, warmup=5):
-    """Median seconds of each command (a list of argv), measured alternately."""
-    if shutil.which("hyperfine"):
+    """Median seconds of each command (a list of argv): by hyperfine, which runs
+    each command's runs in one block, or in rounds that run every command once,
+    so that a machine whose speed drifts weighs on all of them alike."""
+    if shutil.which("hyperfine") and not INTERLEAVE:
         with tempfile.NamedTemporaryFile(suffix=".json") as out:
             args = ["hyperfine", "-N", "--style", "none", "--warmup", str(warmup), "--runs", str(runs),
                     "--export-json", out.name]
@@ -94,12 +113,17 @@ def time_group(commands, runs, warmup=5):
             data = json.load(open(out.name))
             return [r["median"] for r in data["results"]]
     samples = [[] for _ in commands]
+    null = os.open(os.devnull, os.O_RDWR)
+    # posix_spawn and waitpid, as little as hyperfine -N adds to each run.
+    actions = [(os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2)]
+    paths = [shutil.which(c[0]) or c[0] for c in commands]
     for r in range(runs + warmup):
         for i, c in enumerate(commands):
             t = time.perf_counter()
-            subprocess.run(c, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            os.waitpid(os.posix_spawn(paths[i], c, os.environ, file_actions=actions), 0)
             if r >= warmup:
                 samples[i].append(time.perf_counter() - t)
+    os.close(null)
     return [statistics.median(s) for s in samples]
 
 
@@ -120,17 +144,19 @@ def row(name, seconds, base=None):
 
 
 def main():
-    binary = os.path.abspath(sys.argv[1])
     quick = "--quick" in sys.argv
     runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else (30 if quick else 200)
     work = Path(tempfile.mkdtemp(prefix="faultsift-bench-"))
     try:
+        binary = str(work / "faultsift")
+        shutil.copy2(sys.argv[1], binary)
         make_inputs(work, quick)
         fs = lambda *a: [binary, "classify", "--profile", "claude", *a]
         pane, pats = str(work / "pane.log"), str(work / "patterns.txt")
         strip = "s/\\x1b\\[[0-9;?]*[A-Za-z]//g; s/\\x1b\\][^\\x07]*\\x07//g"
         shell = ["sh", "-c", f"tail -c 65536 {pane} | tr '\\r' '\\n' | sed -E '{strip}' | grep -E -f {pats} | tail -n 1"]
-        print(f"faultsift whole-process comparison ({'hyperfine' if shutil.which('hyperfine') else 'own loop'}, medians)")
+        runner = "hyperfine" if shutil.which("hyperfine") and not INTERLEAVE else "interleaved rounds"
+        print(f"faultsift whole-process comparison ({runner}, medians)")
 
         print("\n1. One 5 MiB pane capture, profile claude")
         static_noop = work / "noop-static"

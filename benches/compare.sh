@@ -5,6 +5,7 @@
 #
 #   benches/compare.sh            # full run (a few minutes)
 #   benches/compare.sh --quick    # smaller inputs, fewer runs
+#   benches/compare.sh --interleave   # rounds of every command, not hyperfine's blocks
 #
 # Uses hyperfine when installed (apt-get install hyperfine), else its own loop;
 # the Python peer needs `pip install regex`.
