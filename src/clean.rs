@@ -81,6 +81,46 @@ struct Cleaner {
     next_c1: Option<usize>,
 }
 
+/// A valid UTF-8 stretch of the window: the first is validated in one pass
+/// over the whole window, and text runs inside it are sliced from it, not
+/// validated one by one (a pane capture has a run every ~20 bytes, and
+/// validating each cost more than copying it).
+struct Valid<'a> {
+    bytes: &'a [u8],
+    /// The window's bytes `base..base + text.len()`: up to the first invalid
+    /// sequence, or up to the end of the run it was validated for.
+    text: &'a str,
+    base: usize,
+}
+
+impl<'a> Valid<'a> {
+    /// Validates `bytes[base..end]` up to its first invalid sequence.
+    fn new(bytes: &'a [u8], base: usize, end: usize) -> Self {
+        let run = &bytes[base..end];
+        let text = match simdutf8::compat::from_utf8(run) {
+            Ok(text) => text,
+            Err(e) => simdutf8::basic::from_utf8(&run[..e.valid_up_to()]).unwrap_or_default(),
+        };
+        Valid { bytes, text, base }
+    }
+
+    /// The text of window bytes `at..end` up to its first invalid sequence.
+    fn get(&mut self, at: usize, end: usize) -> &'a str {
+        // Past the stretch, validate run by run: a window of broken text has
+        // an invalid sequence every few bytes, and validating the rest of the
+        // window after each would cost a block of SIMD work per character.
+        if at >= self.base + self.text.len() {
+            *self = Valid::new(self.bytes, at, end);
+        }
+        let end = end.min(self.base + self.text.len());
+        // Run ends are ASCII control bytes, C1 controls or the stretch's end:
+        // character boundaries. `at` may not be one after a sequence that
+        // ended inside a character; that byte is then decoded on its own.
+        let (Some(from), Some(to)) = (at.checked_sub(self.base), end.checked_sub(self.base)) else { return "" };
+        self.text.get(from..to.max(from)).unwrap_or("")
+    }
+}
+
 /// Collects text and line boundaries; also the `vte` performer for sequences.
 struct Sink {
     out: String,
@@ -128,6 +168,7 @@ impl Cleaner {
 
     /// Cleans `bytes` from index `start` on (offsets stay relative to `bytes`).
     fn run(&mut self, bytes: &[u8], start: usize) {
+        let mut valid = Valid::new(bytes, start, bytes.len());
         let mut i = start;
         // The end of the text run `i` is in, remembered: a run that `text`
         // consumes a few bytes at a time (broken characters, 8-bit controls) is
@@ -142,7 +183,7 @@ impl Cleaner {
                 run_end = i + text_run_len(&bytes[i..]);
             }
             if run_end > i {
-                i += self.text(&bytes[i..run_end], i);
+                i += self.text(&bytes[i..run_end], i, &mut valid);
                 continue;
             }
             match bytes[i] {
@@ -222,9 +263,8 @@ impl Cleaner {
 
     /// Copies a run of text (no C0 control but tab, no DEL) starting at window
     /// offset `at`, up to its first invalid UTF-8 sequence or C1 control, which
-    /// it handles; returns how many bytes it consumed. One UTF-8 validation per
-    /// run between control bytes.
-    fn text(&mut self, run: &[u8], at: usize) -> usize {
+    /// it handles; returns how many bytes it consumed.
+    fn text(&mut self, run: &[u8], at: usize, valid: &mut Valid) -> usize {
         // Each call must cost what it consumes, or a run of many broken
         // characters or 8-bit controls is quadratic (a 350 KB storm of raw CSI
         // bytes took 54 s): the next C1 control is searched for once per run
@@ -240,14 +280,9 @@ impl Cleaner {
                 p
             }
         };
-        let head = &run[..(next_c1 - at).min(run.len())];
-        // simdutf8 validates non-ASCII text several times faster than std.
-        let valid = match simdutf8::compat::from_utf8(head) {
-            Ok(text) => text,
-            Err(e) => simdutf8::basic::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
-        };
-        let upto = valid.len();
-        self.sink.out.push_str(valid);
+        let head = valid.get(at, next_c1.min(at + run.len()));
+        let upto = head.len();
+        self.sink.out.push_str(head);
         if upto == run.len() {
             return upto;
         }
@@ -540,6 +575,16 @@ mod tests {
     fn invalid_utf8_becomes_replacement_characters() {
         assert_eq!(lines(b"ok \xff\xfe done \xe2\x82"), ["ok \u{FFFD}\u{FFFD} done \u{FFFD}"]);
         assert_eq!(lines("caf\u{e9} \u{23bf} ok".as_bytes()), ["caf\u{e9} \u{23bf} ok"]);
+    }
+
+    #[test]
+    fn text_around_invalid_bytes_and_c1_controls_is_kept_whole() {
+        // Valid text, an invalid byte, more text with a colour and a C1 CSI
+        // (U+009B) in it, then a character cut by the window's end: the text
+        // before and after each is copied, and nothing of the sequences leaks.
+        let input = b"\xe2\x94\x80ok \xff\xc3\xa9\x1b[1mmore\xc2\x9b31mred \xe2\x94";
+        assert_eq!(lines(input), ["\u{2500}ok \u{FFFD}\u{e9}morered \u{FFFD}"]);
+        assert_eq!(lines(&input[4..]), ["k \u{FFFD}\u{e9}morered \u{FFFD}"]);
     }
 
     #[test]
