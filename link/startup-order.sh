@@ -33,6 +33,8 @@ if [ "${1:-}" = --check ]; then
   exit 0
 fi
 
+command -v valgrind >/dev/null || { echo "link/startup-order.sh: needs valgrind" >&2; exit 2; }
+
 # The runs to lay out for: the benchmark's pane capture (no rule matches, one
 # candidate line), and every fixture log (matches, hints, redaction), from a
 # file and from standard input.
@@ -46,13 +48,13 @@ for log in testdata/logs/*.log; do
   run "$bin" classify --profile claude - <"$log"
 done
 
-# The pane capture's functions first (the common run: nothing matches), then
-# those only the other runs enter.
-# callgrind marks recursion levels with a `'N` suffix and unknown code by
-# address or `(below main)`.
+# Function names from callgrind's output, which marks recursion levels with
+# a `'N` suffix and unknown code by address or `(below main)`.
 names() {
   grep -ohE '^c?fn=\([0-9]+\) .+' "$@" | sed -E "s/^c?fn=\\([0-9]+\\) //; s/'[0-9]+\$//" | grep -vE '^(0x|\()' | LC_ALL=C sort -u
 }
+# The pane capture's functions first (the common run: nothing matches), then
+# those only the other runs enter.
 names "$work/cg.1" >"$work/first"
 {
   echo "# Functions that classify runs execute, for lld's --symbol-ordering-file."
