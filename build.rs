@@ -38,9 +38,7 @@ fn main() {
 /// rustc's default.
 fn link_position_dependent() {
     println!("cargo:rerun-if-env-changed=FAULTSIFT_PIE");
-    let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
-    let static_crt = std::env::var("CARGO_CFG_TARGET_FEATURE").is_ok_and(|f| f.split(',').any(|f| f == "crt-static"));
-    if linux && !static_crt && std::env::var_os("FAULTSIFT_PIE").is_none_or(|v| v.is_empty() || v == "0") {
+    if env("CARGO_CFG_TARGET_OS") == "linux" && !static_crt() && !flag("FAULTSIFT_PIE") {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
 }
@@ -59,23 +57,37 @@ fn link_position_dependent() {
 fn link_startup_order(root: &Path) {
     println!("cargo:rerun-if-env-changed=FAULTSIFT_KEEP_SYMBOLS");
     println!("cargo:rerun-if-env-changed=FAULTSIFT_SYMBOL_ORDER");
-    let var = |k: &str| std::env::var(k).unwrap_or_default();
-    let static_crt = var("CARGO_CFG_TARGET_FEATURE").split(',').any(|f| f == "crt-static");
-    let ours = var("CARGO_CFG_TARGET_OS") == "linux" && var("CARGO_CFG_TARGET_ENV") == "gnu" && static_crt;
-    if !ours || var("PROFILE") != "release" {
+    let ours = env("CARGO_CFG_TARGET_OS") == "linux" && env("CARGO_CFG_TARGET_ENV") == "gnu" && static_crt();
+    if !ours || env("PROFILE") != "release" {
         return;
     }
-    if matches!(var("FAULTSIFT_KEEP_SYMBOLS").as_str(), "" | "0") {
+    if !flag("FAULTSIFT_KEEP_SYMBOLS") {
         println!("cargo:rustc-link-arg-bins=-Wl,--strip-all");
     }
     let order = root.join("link/startup-order.txt");
     println!("cargo:rerun-if-changed={}", order.display());
-    if var("FAULTSIFT_SYMBOL_ORDER") != "0" && order.is_file() {
+    if env("FAULTSIFT_SYMBOL_ORDER") != "0" && order.is_file() {
         println!("cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}", order.display());
         // Names the list holds that this build lacks (another toolchain or
         // dependency version) are skipped; the order is then only less good.
         println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
     }
+}
+
+/// An environment variable of the build, empty when unset.
+fn env(key: &str) -> String {
+    std::env::var(key).unwrap_or_default()
+}
+
+/// A switch set in the environment: anything but unset, empty or `0`.
+fn flag(key: &str) -> bool {
+    !matches!(env(key).as_str(), "" | "0")
+}
+
+/// The target links the C runtime statically (`+crt-static`, as the project's
+/// `.cargo/config.toml` asks on Linux with glibc).
+fn static_crt() -> bool {
+    env("CARGO_CFG_TARGET_FEATURE").split(',').any(|f| f == "crt-static")
 }
 
 fn write(path: &Path, text: &str) {
