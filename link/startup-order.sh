@@ -15,10 +15,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # The release build as it ships, with its symbols kept: stripping is a link
-# argument (build.rs), which does not change the names.
+# argument (build.rs), which does not change the names. The check builds in
+# the usual target directory, so that a release build after it only links
+# again; the list is made from a build of its own.
+target="$work/target"
+[ "${1:-}" = --check ] && target=${CARGO_TARGET_DIR:-target}
 FAULTSIFT_KEEP_SYMBOLS=1 FAULTSIFT_SYMBOL_ORDER=0 cargo build --release --locked --bin faultsift \
-  --target-dir "$work/target" >&2
-bin=$(echo "$work"/target/*/release/faultsift)
+  --target-dir "$target" >&2
+bin=$(echo "$target"/*/release/faultsift)
 
 if [ "${1:-}" = --check ]; then
   grep -v '^#' link/startup-order.txt | LC_ALL=C sort -u >"$work/listed"
