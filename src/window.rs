@@ -121,14 +121,22 @@ pub fn read_file(file: &mut File, size: u64, spec: WindowSpec) -> io::Result<Win
 fn fill(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
     let mut filled = 0;
     while filled < buf.len() {
-        match file.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+        match read_once(file, &mut buf[filled..])? {
+            0 => break,
+            n => filled += n,
         }
     }
     Ok(filled)
+}
+
+/// One `read`, made again when a signal interrupts it.
+fn read_once(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match reader.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            done => return done,
+        }
+    }
 }
 
 /// Reads a stream to its end, keeping only the last window (plus the byte before
@@ -155,12 +163,10 @@ pub fn read_stream(mut reader: impl Read, spec: WindowSpec) -> io::Result<Window
             // Grown on demand: a short stream never allocates the whole capacity.
             ring.resize((filled + CHUNK).max(ring.len() * 2).min(capacity), 0);
         }
-        let n = match reader.read(&mut ring[filled..filled + CHUNK]) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let n = read_once(&mut reader, &mut ring[filled..filled + CHUNK])?;
+        if n == 0 {
+            break;
+        }
         filled += n;
         total += n as u64;
     }
@@ -277,6 +283,29 @@ mod tests {
                 "tail {tail} since {since:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_read_interrupted_by_a_signal_is_made_again() {
+        /// Interrupted before each read that returns data.
+        struct Jumpy<'a>(&'a [u8], bool);
+        impl Read for Jumpy<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                self.1 = !self.1;
+                if self.1 && !self.0.is_empty() {
+                    return Err(io::ErrorKind::Interrupted.into());
+                }
+                let n = buf.len().min(self.0.len()).min(3);
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let log = b"abc\ndef\nghi\n";
+        let w = read_stream(Jumpy(log, false), spec(65_536, None)).unwrap();
+        assert_eq!(w.bytes, log);
+        let mut buf = [0; 8];
+        assert_eq!(read_once(&mut Jumpy(log, false), &mut buf).unwrap(), 3);
     }
 
     #[test]
