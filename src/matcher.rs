@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
@@ -30,6 +31,12 @@ const LINE_COST: usize = 128;
 /// The longest line a scan may search and still count as bounded without a
 /// watchdog (see [`CompiledProfile::scan_is_bounded`]).
 pub const BOUNDED_LINE: usize = 4096;
+/// A lite pattern runs on `regex-lite` for this many searches, then on
+/// `regex`. `regex-lite` compiles in microseconds but searches with a PikeVM
+/// (~1.5 µs a line of an error message); `regex` takes ~0.4 ms to compile one
+/// built-in pattern and searches in a fifth of the time, so past about 400
+/// searches (a batch of a few hundred failing logs) it has paid for itself.
+const LITE_SEARCHES: u32 = 512;
 
 /// A profile ready to match: its rules, the Aho-Corasick automata over their
 /// required literals, and one regex per pattern.
@@ -46,9 +53,13 @@ pub struct CompiledProfile {
     /// One regex per pattern: compiled at load for patterns from files (so size
     /// errors are load errors), on first use for built-in ones.
     regexes: Vec<OnceLock<Option<Engine>>>,
-    /// The `regex` of a lite pattern with word boundaries, for the lines where
-    /// its lite form does not stand for it; compiled on first such line.
-    unicode_words: Vec<OnceLock<Option<Engine>>>,
+    /// The `regex` of a lite pattern, compiled on first need: for the lines
+    /// where its lite form does not stand for it (word boundaries next to a
+    /// non-ASCII word character), and for every search after its first
+    /// [`LITE_SEARCHES`].
+    full: Vec<OnceLock<Option<Engine>>>,
+    /// Searches each lite pattern has made on `regex-lite`, up to [`LITE_SEARCHES`].
+    lite_searches: Vec<AtomicU32>,
     /// Literals of case-sensitive patterns, and of case-insensitive ones.
     literal_sets: Vec<LiteralSet>,
     /// Patterns with no required literal: tried on every line.
@@ -62,8 +73,21 @@ struct LiteralSet {
     literals: Vec<String>,
     patterns: Vec<Vec<usize>>,
     finder: Finder,
+    /// One searcher per literal, for the lines the set's search found, built
+    /// once [`CONTAINS_LINES`] lines have been searched without them.
+    each: OnceLock<Vec<memchr::memmem::Finder<'static>>>,
+    /// Lines searched for each literal with `str::contains`.
+    lines: AtomicU32,
     ascii_case_insensitive: bool,
 }
+
+/// The first lines a literal set's search finds are searched for each literal
+/// with `str::contains`, which sets up a Two-Way search per literal and line
+/// (~1,000 instructions, by callgrind); after these, a `memchr` searcher per
+/// literal, built once (~2,500 instructions each), is cheaper. A healthy
+/// window has no such line and a failing one a few, while a batch of failing
+/// logs has thousands.
+const CONTAINS_LINES: u32 = 4;
 
 /// Finds where some literal of a set occurs: Teddy (SIMD, built in
 /// microseconds) where the CPU and the set allow, else an Aho-Corasick NFA.
@@ -99,7 +123,14 @@ impl LiteralSet {
                     .ok()?,
             ),
         };
-        Some(LiteralSet { literals, patterns, finder, ascii_case_insensitive })
+        Some(LiteralSet {
+            literals,
+            patterns,
+            finder,
+            each: OnceLock::new(),
+            lines: AtomicU32::new(0),
+            ascii_case_insensitive,
+        })
     }
 
     /// Start offsets of literal occurrences in `text`, enough to find every
@@ -121,8 +152,20 @@ impl LiteralSet {
         } else {
             line
         };
-        for (lit, pats) in self.literals.iter().zip(&self.patterns) {
-            if hay.contains(lit.as_str()) {
+        let each = (self.lines.load(Ordering::Relaxed) >= CONTAINS_LINES).then(|| {
+            self.each.get_or_init(|| {
+                self.literals.iter().map(|l| memchr::memmem::Finder::new(l.as_bytes()).into_owned()).collect()
+            })
+        });
+        if each.is_none() {
+            self.lines.fetch_add(1, Ordering::Relaxed);
+        }
+        for (k, pats) in self.patterns.iter().enumerate() {
+            let holds = match each {
+                Some(finders) => finders[k].find(hay.as_bytes()).is_some(),
+                None => hay.contains(self.literals[k].as_str()),
+            };
+            if holds {
                 out.extend_from_slice(pats);
             }
         }
@@ -291,7 +334,7 @@ impl CompiledProfile {
         let mut pattern_rule = Vec::new();
         let mut regexes = Vec::new();
         let mut lite = Vec::new();
-        let mut unicode_words = Vec::new();
+        let mut full = Vec::new();
         let mut exact: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut folded: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut always = Vec::new();
@@ -320,12 +363,23 @@ impl CompiledProfile {
                 pattern_rule.push(r);
                 regexes.push(slot);
                 lite.push(if rule.builtin { rule.lite.get(i).copied().flatten() } else { None });
-                unicode_words.push(OnceLock::new());
+                full.push(OnceLock::new());
             }
         }
         let literal_sets =
             [LiteralSet::build(exact, false), LiteralSet::build(folded, true)].into_iter().flatten().collect();
-        Ok(CompiledProfile { profile, pattern_rule, patterns, lite, regexes, unicode_words, literal_sets, always })
+        let lite_searches = patterns.iter().map(|_| AtomicU32::new(0)).collect();
+        Ok(CompiledProfile {
+            profile,
+            pattern_rule,
+            patterns,
+            lite,
+            regexes,
+            full,
+            lite_searches,
+            literal_sets,
+            always,
+        })
     }
 
     /// The rule index of pattern `pattern`.
@@ -337,15 +391,20 @@ impl CompiledProfile {
     fn regex(&self, pattern: usize, line: &str) -> Option<&Engine> {
         let lite = *self.lite.get(pattern)?;
         let engine = self.regexes[pattern].get_or_init(|| Engine::compile(&self.patterns[pattern], lite)).as_ref()?;
-        if matches!(engine, Engine::Lite(_))
-            && lite.is_some_and(|l| l.ascii_words)
-            && crate::lite::needs_unicode_words(line)
-        {
-            return self.unicode_words[pattern]
-                .get_or_init(|| build_regex(&self.patterns[pattern]).ok().map(Engine::Full))
-                .as_ref();
+        if !matches!(engine, Engine::Lite(_)) {
+            return Some(engine);
         }
-        Some(engine)
+        let full = || self.full[pattern].get_or_init(|| build_regex(&self.patterns[pattern]).ok().map(Engine::Full));
+        if lite.is_some_and(|l| l.ascii_words) && crate::lite::needs_unicode_words(line) {
+            return full().as_ref();
+        }
+        let searches = &self.lite_searches[pattern];
+        if searches.load(Ordering::Relaxed) < LITE_SEARCHES {
+            searches.fetch_add(1, Ordering::Relaxed);
+            return Some(engine);
+        }
+        // Both engines give the same answers (tests/integration/engines.rs).
+        full().as_ref().or(Some(engine))
     }
 
     fn is_match(&self, pattern: usize, line: &str) -> bool {
@@ -385,7 +444,8 @@ impl CompiledProfile {
 
     /// Whether scanning `cleaned` keeps to its deadline without a watchdog:
     /// every pattern is built in (and runs on `regex-lite`, or on `regex` for
-    /// the Unicode word boundaries of its line) and no line is longer than
+    /// the Unicode word boundaries of its line or after [`LITE_SEARCHES`]:
+    /// built-in patterns compile in under a millisecond) and no line is longer than
     /// [`BOUNDED_LINE`]. Such a scan passes its deadline by the searches of at
     /// most `DEADLINE_BYTES` plus one line: a few milliseconds for the slowest
     /// built-in profile on its own literals (`cargo bench --bench pipeline
@@ -504,6 +564,20 @@ mod tests {
     }
 
     #[test]
+    fn literals_are_found_alike_before_and_after_their_searchers_are_built() {
+        let c = compiled(TWO).unwrap();
+        // "betalpha" holds both literals, overlapping.
+        let lines =
+            [("alpha beta", Some((0, 0))), ("only beta", Some((1, 1))), ("gamma", None), ("betalpha", Some((0, 0)))];
+        for round in 0..3 {
+            for (line, want) in lines {
+                assert_eq!(c.first_rule(line), want, "{line:?} in round {round}");
+            }
+        }
+        assert!(c.literal_sets.iter().all(|set| set.each.get().is_some()));
+    }
+
+    #[test]
     fn last_hit_in_the_window_wins_and_hits_are_counted() {
         let c = compiled(TWO).unwrap();
         let cleaned = clean(b"beta one\nalpha two\nnothing\nbeta three\n", false);
@@ -556,6 +630,23 @@ mod tests {
         assert!(!claude.scan_is_bounded(&clean(format!("ok\n{}", line(BOUNDED_LINE + 1)).as_bytes(), false)));
         let file = compiled(TWO).unwrap();
         assert!(!file.scan_is_bounded(&clean(b"alpha\n", false)));
+    }
+
+    #[test]
+    fn a_lite_pattern_moves_to_regex_after_its_lite_searches_with_the_same_answers() {
+        let resolver = crate::profile::Resolver::new(vec![crate::profile::Layer::Builtin]);
+        let claude = CompiledProfile::compile(resolver.resolve_for_matching("claude").unwrap(), "builtin").unwrap();
+        let line = "⏺ Claude usage limit reached. Your limit will reset at 3pm (Europe/Berlin).";
+        // Two searches: the line's rule, then its span and groups.
+        let (_, p) = claude.first_rule(line).unwrap();
+        let on_lite = claude.find(p, line).unwrap();
+        assert_eq!(on_lite.groups["resume_at"], "3pm (Europe/Berlin)");
+        for _ in 2..LITE_SEARCHES {
+            assert!(matches!(claude.regex(p, line), Some(Engine::Lite(_))));
+        }
+        assert!(matches!(claude.regex(p, line), Some(Engine::Full(_))));
+        assert_eq!(claude.find(p, line), Some(on_lite));
+        assert_eq!(claude.first_rule(line), Some((claude.rule_of(p), p)));
     }
 
     #[test]
