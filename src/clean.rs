@@ -84,33 +84,44 @@ struct Cleaner {
 /// A valid UTF-8 stretch of the window: the first is validated in one pass
 /// over the whole window, and text runs inside it are sliced from it, not
 /// validated one by one (a pane capture has a run every ~20 bytes, and
-/// validating each cost more than copying it).
+/// validating each cost more than copying it). Past an invalid sequence, the
+/// next stretch starts with the next run and doubles while the text stays
+/// valid, so one broken character early in a window costs a few validations,
+/// not one per run.
 struct Valid<'a> {
     bytes: &'a [u8],
     /// The window's bytes `base..base + text.len()`: up to the first invalid
-    /// sequence, or up to the end of the run it was validated for.
+    /// sequence, or up to the end of what was validated.
     text: &'a str,
     base: usize,
+    /// How many bytes to validate at least when a run starts past `text`.
+    reach: usize,
 }
 
 impl<'a> Valid<'a> {
     /// Validates `bytes[base..end]` up to its first invalid sequence.
     fn new(bytes: &'a [u8], base: usize, end: usize) -> Self {
         let run = &bytes[base..end];
-        let text = match simdutf8::compat::from_utf8(run) {
-            Ok(text) => text,
-            Err(e) => simdutf8::basic::from_utf8(&run[..e.valid_up_to()]).unwrap_or_default(),
+        // Text that was valid to the end suggests more of it: look twice as far
+        // next time (a character cut by the end is no invalid sequence). After
+        // an invalid sequence, validate run by run: a window of broken text has
+        // one every few bytes, and validating far past each would cost a block
+        // of SIMD work per character.
+        let (text, reach) = match simdutf8::compat::from_utf8(run) {
+            Ok(text) => (text, 2 * run.len()),
+            Err(e) => (
+                simdutf8::basic::from_utf8(&run[..e.valid_up_to()]).unwrap_or_default(),
+                if e.error_len().is_none() { 2 * run.len() } else { 0 },
+            ),
         };
-        Valid { bytes, text, base }
+        Valid { bytes, text, base, reach }
     }
 
     /// The text of window bytes `at..end` up to its first invalid sequence.
     fn get(&mut self, at: usize, end: usize) -> &'a str {
-        // Past the stretch, validate run by run: a window of broken text has
-        // an invalid sequence every few bytes, and validating the rest of the
-        // window after each would cost a block of SIMD work per character.
         if at >= self.base + self.text.len() {
-            *self = Valid::new(self.bytes, at, end);
+            let to = at.saturating_add(self.reach).max(end).min(self.bytes.len());
+            *self = Valid::new(self.bytes, at, to);
         }
         let end = end.min(self.base + self.text.len());
         // Run ends are ASCII control bytes, C1 controls or the stretch's end:
@@ -631,6 +642,37 @@ mod tests {
         let input = b"\xe2\x94\x80ok \xff\xc3\xa9\x1b[1mmore\xc2\x9b31mred \xe2\x94";
         assert_eq!(lines(input), ["\u{2500}ok \u{FFFD}\u{e9}morered \u{FFFD}"]);
         assert_eq!(lines(&input[4..]), ["k \u{FFFD}\u{e9}morered \u{FFFD}"]);
+    }
+
+    #[test]
+    fn text_after_an_early_broken_character_is_kept_whole() {
+        // Past the invalid byte, stretches validated further and further end
+        // inside characters of all three lengths and inside sequences.
+        let mut input = vec![0xFF];
+        input.extend("\u{e9}\u{2500}x\u{1F600}\x1b[0m".repeat(700).bytes());
+        assert_eq!(lines(&input), [format!("\u{FFFD}{}", "\u{e9}\u{2500}x\u{1F600}".repeat(700))]);
+    }
+
+    #[test]
+    fn stretches_past_an_invalid_sequence_double_while_the_text_stays_valid() {
+        let mut bytes = b"\xff".to_vec();
+        bytes.extend([b'a'; 59]);
+        bytes.extend("\u{2500}".repeat(10).bytes());
+        bytes.extend(b"\xffabcdefghij");
+        let mut v = Valid::new(&bytes, 0, bytes.len());
+        assert_eq!(v.text, "");
+        let mut stretch = |at: usize, end: usize| {
+            v.get(at, end);
+            (v.base, v.base + v.text.len())
+        };
+        assert_eq!(stretch(1, 6), (1, 6));
+        assert_eq!(stretch(6, 8), (6, 16));
+        assert_eq!(stretch(16, 18), (16, 36));
+        // Ends at 76, inside the U+2500 (E2 94 80) at 75: cut, still doubling.
+        assert_eq!(stretch(36, 40), (36, 75));
+        assert_eq!(stretch(75, 78), (75, 90));
+        // The invalid byte at 90: run by run after it.
+        assert_eq!(stretch(91, 93), (91, 93));
     }
 
     #[test]

@@ -79,6 +79,18 @@ fn piece() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// Pieces of text with no control byte but line breaks: printable text,
+/// characters of every length, and broken characters (none of whose bytes is
+/// read alone as a C1 control).
+fn text_piece() -> impl Strategy<Value = Vec<u8>> {
+    const FIXED: &[&[u8]] = &[b"\n", b"\xff", b"\xc3", b"\xe2\x94", b"\xf0\x9f\x98", b"\xc0\xaf", b"\xed\xa0\xbf"];
+    prop_oneof![
+        2 => "[ -~]{1,60}".prop_map(String::into_bytes),
+        2 => "[é─漢🙂⎿·]{1,20}".prop_map(String::into_bytes),
+        1 => proptest::sample::select(FIXED).prop_map(<[u8]>::to_vec),
+    ]
+}
+
 fn hostile_log() -> impl Strategy<Value = Vec<u8>> {
     proptest::collection::vec(piece(), 0..40).prop_map(|pieces| pieces.concat())
 }
@@ -155,6 +167,21 @@ proptest! {
         prop_assert_eq!(&from_trickle, &expected);
         let strip = |mut v: Verdict| { v.elapsed_us = 0; v };
         prop_assert_eq!(strip(classify(&from_file)), strip(classify(&from_stream)));
+    }
+
+    /// Text without control bytes cleans to its lossy UTF-8 decoding, line by
+    /// line, wherever its broken characters fall: the cleaner validates it in
+    /// stretches that grow past each one, cut wherever.
+    #[test]
+    fn text_without_controls_cleans_to_its_lossy_decoding(
+        pieces in proptest::collection::vec(text_piece(), 0..300),
+    ) {
+        let bytes = pieces.concat();
+        let cleaned = clean(&bytes, false);
+        let got: Vec<&str> = cleaned.lines.iter().map(|l| cleaned.line_text(l).trim_end()).filter(|l| !l.is_empty()).collect();
+        let lossy = String::from_utf8_lossy(&bytes);
+        let want: Vec<&str> = lossy.split('\n').map(str::trim_end).filter(|l| !l.is_empty()).collect();
+        prop_assert_eq!(got, want);
     }
 
     /// Cleaning is idempotent, and clean text is its own cleaning.
