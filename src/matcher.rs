@@ -59,7 +59,7 @@ pub struct CompiledProfile {
     /// [`LITE_SEARCHES`].
     full: Vec<OnceLock<Option<Engine>>>,
     /// Searches each lite pattern has made on `regex-lite`, up to [`LITE_SEARCHES`].
-    lite_searches: Vec<AtomicU32>,
+    lite_searches: Vec<Uses>,
     /// Literals of case-sensitive patterns, and of case-insensitive ones.
     literal_sets: Vec<LiteralSet>,
     /// Patterns with no required literal: tried on every line.
@@ -77,7 +77,7 @@ struct LiteralSet {
     /// once [`CONTAINS_LINES`] lines have been searched without them.
     each: OnceLock<Vec<memchr::memmem::Finder<'static>>>,
     /// Lines searched for each literal with `str::contains`.
-    lines: AtomicU32,
+    lines: Uses,
     ascii_case_insensitive: bool,
 }
 
@@ -88,6 +88,23 @@ struct LiteralSet {
 /// window has no such line and a failing one a few, while a batch of failing
 /// logs has thousands.
 const CONTAINS_LINES: u32 = 4;
+
+/// Counts the uses of a way that is quick to start until it has been used
+/// enough that a faster one is worth building. Shared by a batch's workers;
+/// two of them counting at once may count one use more or less.
+#[derive(Debug, Default)]
+struct Uses(AtomicU32);
+
+impl Uses {
+    /// Whether `limit` uses were counted before this one; if not, counts it.
+    fn reached(&self, limit: u32) -> bool {
+        if self.0.load(Ordering::Relaxed) >= limit {
+            return true;
+        }
+        self.0.fetch_add(1, Ordering::Relaxed);
+        false
+    }
+}
 
 /// Finds where some literal of a set occurs: Teddy (SIMD, built in
 /// microseconds) where the CPU and the set allow, else an Aho-Corasick NFA.
@@ -128,7 +145,7 @@ impl LiteralSet {
             patterns,
             finder,
             each: OnceLock::new(),
-            lines: AtomicU32::new(0),
+            lines: Uses::default(),
             ascii_case_insensitive,
         })
     }
@@ -152,14 +169,11 @@ impl LiteralSet {
         } else {
             line
         };
-        let each = (self.lines.load(Ordering::Relaxed) >= CONTAINS_LINES).then(|| {
+        let each = self.lines.reached(CONTAINS_LINES).then(|| {
             self.each.get_or_init(|| {
                 self.literals.iter().map(|l| memchr::memmem::Finder::new(l.as_bytes()).into_owned()).collect()
             })
         });
-        if each.is_none() {
-            self.lines.fetch_add(1, Ordering::Relaxed);
-        }
         for (k, pats) in self.patterns.iter().enumerate() {
             let holds = match each {
                 Some(finders) => finders[k].find(hay.as_bytes()).is_some(),
@@ -368,7 +382,7 @@ impl CompiledProfile {
         }
         let literal_sets =
             [LiteralSet::build(exact, false), LiteralSet::build(folded, true)].into_iter().flatten().collect();
-        let lite_searches = patterns.iter().map(|_| AtomicU32::new(0)).collect();
+        let lite_searches = patterns.iter().map(|_| Uses::default()).collect();
         Ok(CompiledProfile {
             profile,
             pattern_rule,
@@ -398,9 +412,7 @@ impl CompiledProfile {
         if lite.is_some_and(|l| l.ascii_words) && crate::lite::needs_unicode_words(line) {
             return full().as_ref();
         }
-        let searches = &self.lite_searches[pattern];
-        if searches.load(Ordering::Relaxed) < LITE_SEARCHES {
-            searches.fetch_add(1, Ordering::Relaxed);
+        if !self.lite_searches[pattern].reached(LITE_SEARCHES) {
             return Some(engine);
         }
         // Both engines give the same answers (tests/integration/engines.rs).
