@@ -1,8 +1,9 @@
 //! Match stage (SPEC §1.4): a profile's rules prepared once — an Aho-Corasick
 //! automaton over their required literals that finds candidate lines in one
 //! pass, and one regex per pattern for the line's verdict, span and captures
-//! (on `regex`, or on `regex-lite` for built-in patterns: see [`crate::lite`])
-//! — and the scan under a deadline.
+//! (on `regex`, or on `regex-lite` for built-in patterns, see [`crate::lite`],
+//! until it has searched often enough to pay for `regex`, as in a batch) —
+//! and the scan under a deadline.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
