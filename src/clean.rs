@@ -646,8 +646,8 @@ mod tests {
 
     #[test]
     fn text_after_an_early_broken_character_is_kept_whole() {
-        // Past the invalid byte, stretches validated further and further end
-        // inside characters of all three lengths and inside sequences.
+        // Past the invalid byte, stretches validated further and further may
+        // end inside a character of any length or inside a sequence.
         let mut input = vec![0xFF];
         input.extend("\u{e9}\u{2500}x\u{1F600}\x1b[0m".repeat(700).bytes());
         assert_eq!(lines(&input), [format!("\u{FFFD}{}", "\u{e9}\u{2500}x\u{1F600}".repeat(700))]);

@@ -275,7 +275,8 @@ pub fn classify_logs(
 /// the first unwritten log to the last finished one. Logs finish a few per
 /// worker out of order, so this stays small however long the batch (a slot
 /// per log of the batch was ~400 bytes each: 4 MB, a thousand page faults, on
-/// 10,000 logs).
+/// 10,000 logs); only a scan that overruns holds back the logs after it, until
+/// the watchdog answers for it.
 struct InOrder<T> {
     /// The first log not taken yet.
     head: usize,
