@@ -169,6 +169,10 @@ def main():
         row("tail | tr | sed | grep -E (shell pipeline)", sh, fst)
         py = None
         if PEER.exists() and subprocess.run([sys.executable, "-c", "import regex"]).returncode == 0:
+            # The peer takes ~100 ms a run: its own, fewer rounds, right after
+            # the group above. Not in the same rounds as faultsift: run just
+            # after the peer, faultsift took ~0.35 ms longer (1.81 against
+            # 1.46 ms in one --quick run), the peer's cache footprint, not its own.
             (py,) = time_group([[sys.executable, str(PEER), pane, pats]], max(5, runs // 10), warmup=2)
             row("Python peer (shared/bench/peer_classify.py)", py, fst)
         print(f"  -> faultsift / floor = {fst / floor:.2f} (target <= 1.3); shell / faultsift = {sh / fst:.1f} (>= 3)"
