@@ -184,9 +184,9 @@ fn read_clean_logs(dir: &std::path::Path) -> Result<Vec<check::CleanLog>> {
         .into_iter()
         .map(|p| {
             let read = |p: &std::path::Path| {
-                let mut file = File::open(p)?;
+                let file = File::open(p)?;
                 let size = file.metadata()?.len();
-                window::read_file(&mut file, size, WindowSpec { tail_bytes: window::MAX_TAIL_BYTES, since: None })
+                window::read_file(&file, size, WindowSpec { tail_bytes: window::MAX_TAIL_BYTES, since: None })
             };
             let window = read(&p).with_context(|| p.display().to_string())?;
             Ok(check::CleanLog { name: p.display().to_string(), bytes: window.bytes })

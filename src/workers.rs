@@ -397,16 +397,12 @@ pub fn read_window(source: &LogSource, spec: WindowSpec) -> io::Result<Window> {
     match source {
         LogSource::Stdin => window::read_stream(io::stdin().lock(), spec),
         LogSource::Path(path) => {
-            let mut file = File::open(path)?;
+            let file = File::open(path)?;
             let meta = file.metadata()?;
             if meta.is_dir() {
                 return Err(io::Error::other("is a directory"));
             }
-            if meta.is_file() {
-                window::read_file(&mut file, meta.len(), spec)
-            } else {
-                window::read_stream(file, spec)
-            }
+            if meta.is_file() { window::read_file(&file, meta.len(), spec) } else { window::read_stream(file, spec) }
         }
     }
 }

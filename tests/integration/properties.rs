@@ -159,7 +159,7 @@ proptest! {
         let mut file = tempfile::tempfile().unwrap();
         file.write_all(&log).unwrap();
         file.seek(SeekFrom::Start(0)).unwrap();
-        let from_file = window::read_file(&mut file, log.len() as u64, spec).unwrap();
+        let from_file = window::read_file(&file, log.len() as u64, spec).unwrap();
         let from_stream = window::read_stream(&log[..], spec).unwrap();
         let from_trickle = window::read_stream(Trickle { data: &log, step: read_size }, spec).unwrap();
         prop_assert_eq!(&from_file, &expected);
