@@ -1,4 +1,4 @@
-//! Window stage: the bounded tail of a log (SPEC §1.1–1.2), read by seeking for
+//! Window stage: the bounded tail of a log (SPEC §1.1–1.2), read at its offset for
 //! files and through a ring buffer for streams, plus the straddle-guard flag.
 
 use std::fs::File;

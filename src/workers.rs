@@ -391,7 +391,7 @@ fn classify_one(job: &Job, i: usize, watch: &Watch) -> Verdict {
     verdict
 }
 
-/// Reads the window of one log: regular files by seeking, anything else
+/// Reads the window of one log: regular files at the window's offset, anything else
 /// (standard input, FIFOs, devices) as a stream.
 pub fn read_window(source: &LogSource, spec: WindowSpec) -> io::Result<Window> {
     match source {
