@@ -109,6 +109,8 @@ pub fn read_file(file: &File, size: u64, spec: WindowSpec) -> io::Result<Window>
     // Bounded by the size seen at stat time: a log still being appended to does
     // not make the window grow past `tail_bytes`.
     let mut buf = vec![0; usize::try_from(size - plan.start).unwrap_or(0)];
+    // One read for the usual window, where `read_to_end` through `take` made
+    // four of growing sizes and a fifth to find the end.
     let mut filled = 0;
     while filled < buf.len() {
         match retry(|| read_at(file, &mut buf[filled..], plan.start + filled as u64))? {
