@@ -11,11 +11,20 @@ pub struct Json {
     pub pretty: bool,
 }
 
+/// Room for a verdict's line: most take 400–500 bytes, and `serde_json`'s
+/// own buffer starts at 128 and doubles (two more allocations and copies per
+/// log of a batch).
+const LINE_CAPACITY: usize = 512;
+
 fn line(value: &impl serde::Serialize, pretty: bool) -> Vec<u8> {
-    let mut out = if pretty { serde_json::to_vec_pretty(value) } else { serde_json::to_vec(value) }
-        // Serialising these plain structs cannot fail; an empty object keeps
-        // the output well-formed if it ever did.
-        .unwrap_or_else(|_| b"{}".to_vec());
+    let mut out = Vec::with_capacity(LINE_CAPACITY);
+    let written =
+        if pretty { serde_json::to_writer_pretty(&mut out, value) } else { serde_json::to_writer(&mut out, value) };
+    // Serialising these plain structs cannot fail; an empty object keeps the
+    // output well-formed if it ever did.
+    if written.is_err() {
+        out = b"{}".to_vec();
+    }
     out.push(b'\n');
     out
 }
