@@ -26,6 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
+# compare.py's pane capture, so that both time the same logs; no __pycache__
+# is left in the source tree.
+sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare import pane_capture  # noqa: E402
 
