@@ -50,6 +50,15 @@ def pane_capture(size):
     return "".join(parts).encode()
 
 
+def batch_logs(directory, count, pane):
+    """`count` small logs in a new `directory`: the pane capture's last 2 KiB,
+    a third of them with the fault line changed."""
+    directory.mkdir()
+    for k in range(count):
+        tail = pane[-2048:] if k % 3 else pane[-2048:].replace(b"Connection error", b"progress report")
+        (directory / f"{k:05}.log").write_bytes(tail)
+
+
 def make_inputs(work, quick):
     pane = pane_capture(5 << 20)
     (work / "pane.log").write_bytes(pane)
@@ -66,11 +75,7 @@ def make_inputs(work, quick):
         for _ in range(((64 if quick else 512) << 20) // len(pane)):
             f.write(pane)
     for count, name in [(1000, "logs1k"), (2000 if quick else 10000, "logs10k")]:
-        d = work / name
-        d.mkdir()
-        for k in range(count):
-            tail = pane[-2048:] if k % 3 else pane[-2048:].replace("Connection error".encode(), b"progress report")
-            (d / f"{k:05}.log").write_bytes(tail)
+        batch_logs(work / name, count, pane)
     # The peer's patterns: four, as the classifier it stands in for ships.
     (work / "patterns.txt").write_text(
         "API Error: (?:5\\d\\d|Connection error|Request timed out)\n"

@@ -26,24 +26,15 @@ import tempfile
 import time
 from pathlib import Path
 
-# compare.py's pane capture, so that both time the same logs; no __pycache__
-# is left in the source tree.
+# compare.py's logs, so that both time the same batch; no __pycache__ is
+# left in the source tree.
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from compare import pane_capture  # noqa: E402
+from compare import batch_logs, pane_capture  # noqa: E402
 
 
 def arg(name, default):
     return int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
-
-
-def make_logs(directory, count, pane):
-    """The batch compare.py times: the pane capture's last 2 KiB, a third of
-    them with the fault line changed."""
-    directory.mkdir()
-    for k in range(count):
-        tail = pane[-2048:] if k % 3 else pane[-2048:].replace(b"Connection error", b"progress report")
-        (directory / f"{k:05}.log").write_bytes(tail)
 
 
 def main():
@@ -54,8 +45,8 @@ def main():
         shutil.copy2(sys.argv[1], binary)
         pane = pane_capture(5 << 20)
         logs, copy = work / "logs", work / "logs-copy"
-        make_logs(logs, count, pane)
-        make_logs(copy, count, pane)
+        batch_logs(logs, count, pane)
+        batch_logs(copy, count, pane)
         null = os.open(os.devnull, os.O_WRONLY)
         actions = [(os.POSIX_SPAWN_DUP2, null, 1)]
 
