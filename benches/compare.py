@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Whole-process timings of faultsift against its peers, side by side in one run.
 
-Run through benches/compare.sh, which builds the release binary first. Makes its
+Run through benches/compare.sh, which builds the shipped binary (`cargo dist`)
+and the plain release build first. Makes its
 inputs in a scratch directory, then times each group of commands (hyperfine -N
 when it is installed, else, or with --interleave, its own loop of interleaved
 rounds) and prints medians and the ratios the performance issue sets as targets.
@@ -12,7 +13,7 @@ cache in small pieces, and on the machine these figures come from it took ~10
 more page faults per run (~0.1 ms) than the same bytes copied, faultsift and
 the do-nothing floor alike.
 
-Usage: compare.py BINARY [--runs N] [--quick] [--interleave]
+Usage: compare.py BINARY [--plain PLAIN_BINARY] [--runs N] [--quick] [--interleave]
 """
 import json
 import os
@@ -87,7 +88,7 @@ def make_inputs(work, quick):
     noop.write_text("fn main() {}\n")
     subprocess.run(["rustc", "-O", "-o", str(work / "noop.linked"), str(noop)], check=True)
     installed_copy(work / "noop.linked", work / "noop")
-    # The same, linked as .cargo/config.toml links faultsift on Linux (static,
+    # The same, linked as `cargo dist` links faultsift on Linux (static,
     # position-dependent): shows how much of the floor is dynamic loading.
     static = ["-C", "target-feature=+crt-static", "-C", "relocation-model=static"]
     linked = work / "noop-static.linked"
@@ -155,6 +156,10 @@ def main():
     try:
         binary = str(work / "faultsift")
         shutil.copy2(sys.argv[1], binary)
+        plain = None
+        if "--plain" in sys.argv:
+            plain = str(work / "faultsift-plain")
+            shutil.copy2(sys.argv[sys.argv.index("--plain") + 1], plain)
         make_inputs(work, quick)
         fs = lambda *a: [binary, "classify", "--profile", "claude", *a]
         pane, pats = str(work / "pane.log"), str(work / "patterns.txt")
@@ -165,12 +170,15 @@ def main():
 
         print("\n1. One 5 MiB pane capture, profile claude")
         static_noop = work / "noop-static"
-        group = [[str(work / "noop")], fs(pane), shell] + ([[str(static_noop)]] if static_noop.exists() else [])
-        floor, fst, sh, *static_floor = time_group(group, runs)
+        extra = ([[str(static_noop)]] if static_noop.exists() else []) + (
+            [[plain, "classify", "--profile", "claude", pane]] if plain else [])
+        floor, fst, sh, *rest = time_group([[str(work / "noop")], fs(pane), shell] + extra, runs)
         row("do-nothing Rust binary (the floor)", floor)
-        if static_floor:
-            row("do-nothing Rust binary, linked static as faultsift", static_floor[0], floor)
-        row("faultsift classify", fst, floor)
+        if static_noop.exists():
+            row("do-nothing Rust binary, linked static as faultsift", rest.pop(0), floor)
+        row("faultsift classify (cargo dist)", fst, floor)
+        if plain:
+            row("faultsift classify (plain cargo build --release)", rest.pop(0), floor)
         row("tail | tr | sed | grep -E (shell pipeline)", sh, fst)
         py = None
         if PEER.exists() and subprocess.run([sys.executable, "-c", "import regex"]).returncode == 0:
