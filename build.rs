@@ -11,83 +11,20 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-#[path = "src/lite.rs"]
+#[path = "src/matcher/lite.rs"]
 #[allow(dead_code)]
 mod lite;
-#[path = "src/literal.rs"]
+#[path = "src/matcher/literal.rs"]
 #[allow(dead_code)]
 mod literal;
 
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
-    println!("cargo:rerun-if-changed=src/literal.rs");
-    println!("cargo:rerun-if-changed=src/lite.rs");
-    link_position_dependent();
-    link_startup_order(&root);
+    println!("cargo:rerun-if-changed=src/matcher/literal.rs");
+    println!("cargo:rerun-if-changed=src/matcher/lite.rs");
     write(&out.join("builtins.rs"), &builtins(&root.join("profiles")));
     write(&out.join("bait.rs"), &bait(&root.join("testdata/bait")));
-}
-
-/// A dynamically linked binary on Linux is linked position-dependent
-/// (`-no-pie`): the loader then has no relocations to apply at start (a PIE of
-/// this size has ~9,000, and writing them touches ~50 pages). The project's
-/// `.cargo/config.toml` goes further and links statically, where
-/// `-C relocation-model=static` does this job and `-no-pie` would break the
-/// static link. SECURITY.md weighs both; `FAULTSIFT_PIE=1` at build time keeps
-/// rustc's default.
-fn link_position_dependent() {
-    println!("cargo:rerun-if-env-changed=FAULTSIFT_PIE");
-    if env("CARGO_CFG_TARGET_OS") == "linux" && !static_crt() && !flag("FAULTSIFT_PIE") {
-        println!("cargo:rustc-link-arg-bins=-no-pie");
-    }
-}
-
-/// The release build on Linux with glibc, linked statically by lld (the
-/// project's `.cargo/config.toml`): the functions a classify run executes,
-/// listed in `link/startup-order.txt`, are laid out together, so a one-shot
-/// run maps fewer pages of code (each first touch of a 64 KiB stretch of the
-/// binary is a page fault); and the binary is stripped by the linker.
-///
-/// Stripping is here rather than in `[profile.release]` because the profile
-/// enters the symbols' hashes: `link/startup-order.sh` builds with
-/// `FAULTSIFT_KEEP_SYMBOLS=1` to read the names, and they must be the names
-/// of this build. `FAULTSIFT_SYMBOL_ORDER=0` leaves the order to the linker
-/// (for a linker other than lld, which would reject the option).
-fn link_startup_order(root: &Path) {
-    println!("cargo:rerun-if-env-changed=FAULTSIFT_KEEP_SYMBOLS");
-    println!("cargo:rerun-if-env-changed=FAULTSIFT_SYMBOL_ORDER");
-    let ours = env("CARGO_CFG_TARGET_OS") == "linux" && env("CARGO_CFG_TARGET_ENV") == "gnu" && static_crt();
-    if !ours || env("PROFILE") != "release" {
-        return;
-    }
-    if !flag("FAULTSIFT_KEEP_SYMBOLS") {
-        println!("cargo:rustc-link-arg-bins=-Wl,--strip-all");
-    }
-    let order = root.join("link/startup-order.txt");
-    println!("cargo:rerun-if-changed={}", order.display());
-    if env("FAULTSIFT_SYMBOL_ORDER") != "0" && order.is_file() {
-        println!("cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}", order.display());
-        // Names the list holds that this build lacks (another toolchain or
-        // dependency version) are skipped; the order is then only less good.
-        println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
-    }
-}
-
-/// An environment variable of the build, empty when unset.
-fn env(key: &str) -> String {
-    std::env::var(key).unwrap_or_default()
-}
-
-/// A switch set in the environment: anything but unset, empty or `0`.
-fn flag(key: &str) -> bool {
-    !matches!(env(key).as_str(), "" | "0")
-}
-
-/// The target links the C runtime statically (`+crt-static`, as the project's
-/// `.cargo/config.toml` asks on Linux with glibc).
-fn static_crt() -> bool {
-    env("CARGO_CFG_TARGET_FEATURE").split(',').any(|f| f == "crt-static")
 }
 
 fn write(path: &Path, text: &str) {

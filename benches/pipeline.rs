@@ -8,11 +8,11 @@
 #![allow(clippy::unwrap_used)] // Benchmarks stop on bad setup.
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use divan::counter::BytesCount;
+use faultsift::pipeline::{clean, window};
 use faultsift::profile::{Layer, Resolver};
-use faultsift::{CompiledProfile, Subject, WindowSpec, classify_window, clean, window};
+use faultsift::{CompiledProfile, Pipeline, Settings, WindowSpec, Workload};
 
 fn main() {
     divan::main();
@@ -94,20 +94,24 @@ mod matching {
 mod whole {
     use super::*;
 
-    fn classify(profile: &CompiledProfile, log: &[u8]) -> faultsift::Verdict {
-        let w = window::from_bytes(log, WindowSpec::default());
-        let subject =
-            Subject { log: "bench.log", profile: "claude", profile_origin: "builtin", status: Some("timeout") };
-        classify_window(profile, subject, &w, None, Duration::from_secs(2))
+    /// The one-shot pipeline of the claude profile.
+    fn pipeline() -> Pipeline {
+        let profile = Resolver::new(vec![Layer::Builtin]).resolve_for_matching("claude").unwrap();
+        let settings = Settings { status: Some("timeout".into()), ..Settings::default() };
+        Pipeline::new(profile, settings, Workload::Few).unwrap()
+    }
+
+    fn classify(pipeline: &Pipeline, log: &[u8]) -> faultsift::Verdict {
+        pipeline.classify_window("bench.log", window::from_bytes(log, WindowSpec::default())).verdict
     }
 
     /// Window, clean, match, decide on a 5 MB capture, profile already prepared.
     #[divan::bench]
     fn classify_64k_window(bencher: divan::Bencher) {
-        let profile = claude();
+        let pipeline = pipeline();
         let log = pane_capture(5 << 20);
-        let _ = classify(&profile, &log);
-        bencher.bench(|| classify(&profile, black_box(&log)));
+        let _ = classify(&pipeline, &log);
+        bencher.bench(|| classify(&pipeline, black_box(&log)));
     }
 
     /// The same from a cold start: the profile prepared and the winning regex
@@ -115,10 +119,7 @@ mod whole {
     #[divan::bench]
     fn classify_cold(bencher: divan::Bencher) {
         let log = pane_capture(5 << 20);
-        bencher.bench(|| {
-            let profile = claude();
-            classify(&profile, black_box(&log))
-        });
+        bencher.bench(|| classify(&pipeline(), black_box(&log)));
     }
 }
 

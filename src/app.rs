@@ -10,19 +10,19 @@ use anyhow::{Context, Result, bail};
 
 use clap::CommandFactory;
 
-use crate::bait::{self, BaitLine};
 use crate::cli::{ClassifyArgs, Cli, Command, ExplainArgs, ProfileDirs, ProfileSelect, TestArgs};
+use crate::commands::bait::{self, BaitLine};
+use crate::commands::{check, explain, show};
 use crate::config::{ClassifyConfig, Format, LogSource, TestFormat};
-use crate::decide::Subject;
 use crate::exit_codes::ExitCode;
-use crate::matcher::CompiledProfile;
+use crate::matcher::{CompiledProfile, Workload};
+use crate::output::render::{self, Renderer};
+use crate::output::summary::Summary;
+use crate::output::verdict::{self, Verdict};
+use crate::pipeline::window::{self, WindowSpec};
+use crate::pipeline::{Pipeline, Settings};
 use crate::profile::{Profile, Resolver};
-use crate::render::Renderer;
-use crate::summary::Summary;
-use crate::verdict::Verdict;
-use crate::window::{self, WindowSpec};
-use crate::workers::{self, Job, read_window};
-use crate::{check, render, show, verdict};
+use crate::workers::{self, Job};
 
 /// Runs the command line and returns the exit status. Errors are for the
 /// caller to print as one line.
@@ -70,15 +70,19 @@ fn print_bytes(bytes: &[u8]) -> Result<ExitCode> {
 
 fn explain(args: ExplainArgs) -> Result<ExitCode> {
     let profile = resolve_selected(&args.select)?;
-    let origin = profile.origin.label();
-    let compiled = CompiledProfile::compile(profile, &origin)?;
+    let settings = Settings {
+        window: WindowSpec { tail_bytes: args.scan.tail_bytes, since: args.scan.since },
+        timeout: args.scan.timeout,
+        status: None,
+        result_present: false,
+    };
+    let pipeline = Pipeline::new(profile, settings, Workload::Few)?;
     let source = if args.log.as_os_str() == "-" { LogSource::Stdin } else { LogSource::Path(args.log.clone()) };
+    // Read first, so that an unreadable log is an error here, not a verdict.
     let label = source.label();
-    let window = read_window(&source, WindowSpec { tail_bytes: args.scan.tail_bytes, since: args.scan.since })
-        .with_context(|| label.clone())?;
+    let window = window::read(&source, pipeline.settings.window).with_context(|| label.clone())?;
     let color = args.color.resolve(io::stdout().is_terminal(), std::env::var_os("NO_COLOR").as_deref());
-    let subject = Subject { log: &label, profile: &compiled.profile.name, profile_origin: &origin, status: None };
-    print(&crate::explain::explain(&compiled, subject, &window, args.scan.timeout, color))
+    print(&explain::explain(&pipeline, &label, window, color))
 }
 
 fn test(args: TestArgs) -> Result<ExitCode> {
@@ -225,9 +229,9 @@ fn profiles(dirs: &ProfileDirs) -> Result<ExitCode> {
 fn classify(args: ClassifyArgs) -> Result<ExitCode> {
     let config = resolve_config(&args)?;
     let profile = resolve_selected(&args.select)?;
-    let job = Arc::new(Job::new(profile, config)?);
-    let mut output = Output::new(&job.config);
-    if job.config.logs.len() == 1 {
+    let job = Arc::new(Job::new(profile, &config)?);
+    let mut output = Output::new(&config);
+    if job.logs.len() == 1 {
         let (mut output, verdict) = workers::classify_alone(job, output, |mut output, verdict| {
             output.verdict(verdict);
             std::process::exit(exit_status(output.finish()).into())
@@ -236,7 +240,7 @@ fn classify(args: ClassifyArgs) -> Result<ExitCode> {
         return output.finish();
     }
     // Workers render each verdict, so that this thread only orders and writes.
-    let renderer = (!job.config.quiet).then(|| Arc::clone(&output.renderer));
+    let renderer = (!config.quiet).then(|| Arc::clone(&output.renderer));
     workers::classify_logs(job, renderer, |v, bytes| output.rendered(v, bytes));
     output.finish()
 }
@@ -465,10 +469,12 @@ fn resolve_config(args: &ClassifyArgs) -> Result<ClassifyConfig> {
     .clamp(1, 256);
     Ok(ClassifyConfig {
         logs,
-        window: WindowSpec { tail_bytes: args.scan.tail_bytes, since: args.scan.since },
-        timeout: args.scan.timeout,
-        status: args.status.clone(),
-        result_present: args.result_present,
+        settings: Settings {
+            window: WindowSpec { tail_bytes: args.scan.tail_bytes, since: args.scan.since },
+            timeout: args.scan.timeout,
+            status: args.status.clone(),
+            result_present: args.result_present,
+        },
         format: args.format,
         pretty: args.pretty,
         quiet: args.quiet,

@@ -1,32 +1,14 @@
 //! The resolved configuration of `classify`: what the flags parse to, validated
 //! once (sizes, durations, log sources), with no I/O.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::window::{MAX_TAIL_BYTES, WindowSpec};
+use crate::pipeline::Settings;
+pub use crate::pipeline::window::LogSource;
+use crate::pipeline::window::MAX_TAIL_BYTES;
 
 /// The longest `--timeout` accepted.
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
-
-/// One log to classify.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LogSource {
-    /// Standard input (`-`, or no log with piped input).
-    Stdin,
-    /// A file (or FIFO, or device) by path.
-    Path(PathBuf),
-}
-
-impl LogSource {
-    /// The log as the verdict names it: the path as given, `-` for stdin.
-    pub fn label(&self) -> String {
-        match self {
-            LogSource::Stdin => "-".to_string(),
-            LogSource::Path(p) => p.to_string_lossy().into_owned(),
-        }
-    }
-}
 
 /// Output formats of `classify`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -78,14 +60,8 @@ pub enum TestFormat {
 pub struct ClassifyConfig {
     /// The logs, in output order.
     pub logs: Vec<LogSource>,
-    /// Which bytes of each log.
-    pub window: WindowSpec,
-    /// The scan deadline per log.
-    pub timeout: Duration,
-    /// `--status`.
-    pub status: Option<String>,
-    /// `--result-present`: skip classification.
-    pub result_present: bool,
+    /// How each log is read and classified.
+    pub settings: Settings,
     /// Output format.
     pub format: Format,
     /// Indent JSON.

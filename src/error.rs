@@ -61,6 +61,15 @@ pub enum ProfileError {
         /// What went wrong.
         message: String,
     },
+    /// The profile as a whole is over a limit (too many patterns, or patterns
+    /// that compile too big together).
+    #[error("{origin}: {message}")]
+    TooBig {
+        /// Where the profile came from.
+        origin: String,
+        /// Which limit, and by how much.
+        message: String,
+    },
     /// `disable` names a rule that the profile does not inherit.
     #[error("{origin}: disable: no inherited rule `{rule}`")]
     UnknownDisable {

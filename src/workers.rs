@@ -6,83 +6,49 @@
 //! once, and its late answer is dropped. Threads running a scan are never
 //! joined, so a stuck one cannot hold the process past its answer. A single
 //! log whose scan is bounded (built-in patterns, lines of at most
-//! [`crate::matcher::BOUNDED_LINE`] bytes, a window of at most [`BOUNDED_WINDOW`]) needs no
-//! watchdog thread: the deadline checks between its lines keep it within the
-//! grace.
+//! [`crate::matcher::BOUNDED_LINE`] bytes, a window of at most
+//! [`crate::pipeline::BOUNDED_WINDOW`]) needs no watchdog thread: the
+//! deadline checks between its lines keep it within the grace.
 
 use std::collections::VecDeque;
-use std::fs::File;
-use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
-use anyhow::Result;
-
-use crate::clean;
-use crate::config::{ClassifyConfig, LogSource};
-use crate::decide::{self, Subject};
-use crate::matcher::CompiledProfile;
+use crate::config::ClassifyConfig;
+use crate::error::ProfileError;
+use crate::matcher::Workload;
+use crate::output::render::Renderer;
+use crate::output::verdict::Verdict;
+use crate::pipeline::Pipeline;
+use crate::pipeline::window::LogSource;
 use crate::profile::Profile;
-use crate::render::Renderer;
-use crate::verdict::Verdict;
-use crate::window::{self, Window, WindowSpec};
 
 /// How long past its deadline a scan may run before the watchdog answers for it.
 pub const WATCHDOG_GRACE: Duration = Duration::from_millis(100);
 
-/// The largest window a single log scans without a watchdog thread when its
-/// scan is otherwise bounded (see [`CompiledProfile::scan_is_bounded`]):
-/// reading, cleaning and scanning 256 KiB of random bytes, the slowest such
-/// window measured, took 10–12 ms with the claude profile (escape storms 2–4
-/// ms), against the watchdog's 100 ms grace.
-pub const BOUNDED_WINDOW: usize = 256 << 10;
-
-/// How a scan asks to be watched: `start` is called with the time the scan
-/// started, before it cleans the window, or, when `only_unbounded`, only once
-/// the scan turns out not to be bounded (starting a thread cost a one-shot run
-/// ~0.15 ms, a tenth of it).
-struct Watch<'a> {
-    start: &'a dyn Fn(Instant),
-    only_unbounded: bool,
-}
-
-/// A classification run: the profile (compiled unless nothing needs scanning)
-/// and the configuration, shared by the workers.
+/// A classification run: the pipeline, shared by the workers, and the logs.
 pub struct Job {
-    profile_name: String,
-    profile_origin: String,
-    compiled: Option<CompiledProfile>,
-    /// The configuration.
-    pub config: ClassifyConfig,
+    /// The profile and settings every log is classified with.
+    pub pipeline: Pipeline,
+    /// The logs, in output order.
+    pub logs: Vec<LogSource>,
+    /// Worker threads for a batch.
+    pub threads: usize,
 }
 
 impl Job {
-    /// Prepares a run; the profile is compiled only when some log will be scanned.
-    pub fn new(profile: Profile, config: ClassifyConfig) -> Result<Self> {
-        let profile_name = profile.name.clone();
-        let profile_origin = profile.origin.label();
-        let skip_all = decide::skip_reason(config.status.as_deref(), config.result_present).is_some();
-        let compiled = if skip_all { None } else { Some(CompiledProfile::compile(profile, &profile_origin)?) };
-        Ok(Job { profile_name, profile_origin, compiled, config })
-    }
-
-    fn subject<'a>(&'a self, log: &'a str) -> Subject<'a> {
-        Subject {
-            log,
-            profile: &self.profile_name,
-            profile_origin: &self.profile_origin,
-            status: self.config.status.as_deref(),
-        }
+    /// Prepares a run of `config` with `profile`, sized for its logs.
+    pub fn new(profile: Profile, config: &ClassifyConfig) -> Result<Self, ProfileError> {
+        let workload = Workload::for_logs(config.logs.len());
+        let pipeline = Pipeline::new(profile, config.settings.clone(), workload)?;
+        Ok(Job { pipeline, logs: config.logs.clone(), threads: config.threads })
     }
 
     /// The verdict the watchdog gives log `i`, whose scan started at `started`.
     fn overdue(&self, i: usize, started: Instant) -> Verdict {
-        let label = self.config.logs[i].label();
-        let mut v = decide::overdue(self.subject(&label), self.config.timeout);
-        v.elapsed_us = micros(started.elapsed());
-        v
+        self.pipeline.overdue(&self.logs[i].label(), started)
     }
 }
 
@@ -107,7 +73,7 @@ pub fn classify_alone<S: Send + 'static>(job: Arc<Job>, sink: S, on_overdue: fn(
     }
     let shared =
         Arc::new(Shared { sink: Mutex::new(Some(sink)), scan: Mutex::new(Scan::default()), changed: Condvar::new() });
-    let limit = job.config.timeout + WATCHDOG_GRACE;
+    let limit = job.pipeline.settings.timeout + WATCHDOG_GRACE;
     let watchdog = {
         let (shared, job) = (Arc::clone(&shared), Arc::clone(&job));
         move || {
@@ -139,7 +105,12 @@ pub fn classify_alone<S: Send + 'static>(job: Arc<Job>, sink: S, on_overdue: fn(
         shared.changed.notify_all();
     };
     let watchdog = std::cell::Cell::new(Some(watchdog));
-    let start = |t: Instant| {
+    // A bounded scan keeps to its deadline by itself: starting the thread
+    // would cost a one-shot run a tenth of its time.
+    let start = |t: Instant, bounded: bool| {
+        if bounded {
+            return;
+        }
         set(&|s| s.started = Some(t));
         // The stack is reserved, not committed: 256 KiB leaves rendering and
         // writing the verdict ample room. Should the thread not start, the
@@ -149,7 +120,7 @@ pub fn classify_alone<S: Send + 'static>(job: Arc<Job>, sink: S, on_overdue: fn(
             let _ = std::thread::Builder::new().name("watchdog".into()).stack_size(256 << 10).spawn(watchdog);
         }
     };
-    let verdict = classify_guarded(&job, 0, &Watch { start: &start, only_unbounded: true });
+    let verdict = classify_guarded(&job, 0, &start);
     set(&|s| s.done = true);
     let taken = shared.sink.lock().unwrap_or_else(PoisonError::into_inner).take();
     match taken {
@@ -204,7 +175,7 @@ pub fn classify_logs(
     renderer: Option<Arc<dyn Renderer + Send + Sync>>,
     mut emit: impl FnMut(&Verdict, &[u8]) -> bool,
 ) {
-    let n = job.config.logs.len();
+    let n = job.logs.len();
     let next = Arc::new(AtomicUsize::new(0));
     let orderer = std::thread::current();
     let spawn = || {
@@ -214,8 +185,8 @@ pub fn classify_logs(
         let handle = std::thread::spawn(move || worker(&job, &next, &mine, renderer.as_deref(), &orderer));
         (slot, handle)
     };
-    let mut workers: Vec<(Arc<Slot>, JoinHandle<()>)> = (0..job.config.threads.min(n)).map(|_| spawn()).collect();
-    let limit = job.config.timeout + WATCHDOG_GRACE;
+    let mut workers: Vec<(Arc<Slot>, JoinHandle<()>)> = (0..job.threads.min(n)).map(|_| spawn()).collect();
+    let limit = job.pipeline.settings.timeout + WATCHDOG_GRACE;
     // Each finished log with the index of the worker that made it (none for
     // the watchdog's verdicts).
     let mut ready: InOrder<(Answer, Option<usize>)> = InOrder::default();
@@ -330,12 +301,11 @@ fn worker(
     let mailbox = || slot.lock().unwrap_or_else(PoisonError::into_inner);
     loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= job.config.logs.len() {
+        if i >= job.logs.len() {
             orderer.unpark();
             return;
         }
-        let verdict =
-            classify_guarded(job, i, &Watch { start: &|t| mailbox().scanning = Some((i, t)), only_unbounded: false });
+        let verdict = classify_guarded(job, i, &|t, _| mailbox().scanning = Some((i, t)));
         let bytes = renderer.map(|r| r.verdict(&verdict)).unwrap_or_default();
         let (held, spent) = {
             let mut mailbox = mailbox();
@@ -352,63 +322,13 @@ fn worker(
 
 /// Classifies log `i` under `watch`. A panic is a bug, but it must cost one
 /// log an error verdict, not the run.
-fn classify_guarded(job: &Job, i: usize, watch: &Watch) -> Verdict {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| classify_one(job, i, watch))).unwrap_or_else(|_| {
-        let label = job.config.logs[i].label();
-        decide::unreadable(
-            job.subject(&label),
-            "internal error while classifying this log (a bug: please report it)".into(),
-        )
-    })
-}
-
-fn classify_one(job: &Job, i: usize, watch: &Watch) -> Verdict {
-    let started = Instant::now();
-    let source = &job.config.logs[i];
-    let label = source.label();
-    let subject = job.subject(&label);
-    let mut verdict = match (decide::skip_reason(subject.status, job.config.result_present), &job.compiled) {
-        (Some(reason), _) => decide::skipped(subject, reason),
-        (None, None) => decide::skipped(subject, "nothing to scan".into()),
-        (None, Some(compiled)) => match read_window(source, job.config.window) {
-            Err(e) => decide::unreadable(subject, e.to_string()),
-            Ok(window) => {
-                let scan_start = Instant::now();
-                let lazy = watch.only_unbounded && window.bytes.len() <= BOUNDED_WINDOW;
-                if !lazy {
-                    (watch.start)(scan_start);
-                }
-                let cleaned = clean::clean(&window.bytes, window.starts_mid_line);
-                if lazy && !compiled.scan_is_bounded(&cleaned) {
-                    (watch.start)(scan_start);
-                }
-                let (deadline, timeout) = (scan_start + job.config.timeout, job.config.timeout);
-                crate::classify_cleaned(compiled, subject, &window, &cleaned, Some(deadline), timeout)
-            }
-        },
-    };
-    verdict.elapsed_us = micros(started.elapsed());
-    verdict
-}
-
-/// Reads the window of one log: regular files at the window's offset, anything else
-/// (standard input, FIFOs, devices) as a stream.
-pub fn read_window(source: &LogSource, spec: WindowSpec) -> io::Result<Window> {
-    match source {
-        LogSource::Stdin => window::read_stream(io::stdin().lock(), spec),
-        LogSource::Path(path) => {
-            let file = File::open(path)?;
-            let meta = file.metadata()?;
-            if meta.is_dir() {
-                return Err(io::Error::other("is a directory"));
-            }
-            if meta.is_file() { window::read_file(&file, meta.len(), spec) } else { window::read_stream(file, spec) }
-        }
-    }
-}
-
-fn micros(d: Duration) -> u64 {
-    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+fn classify_guarded(job: &Job, i: usize, watch: &dyn Fn(Instant, bool)) -> Verdict {
+    let source = &job.logs[i];
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.pipeline.classify(source, watch).verdict))
+        .unwrap_or_else(|_| {
+            job.pipeline
+                .failed(&source.label(), "internal error while classifying this log (a bug: please report it)".into())
+        })
 }
 
 #[cfg(test)]

@@ -7,18 +7,18 @@
 #![no_main]
 
 use std::sync::OnceLock;
-use std::time::Duration;
 
-use faultsift::window::{self, WindowSpec};
-use faultsift::{CompiledProfile, Subject, Verdict, classify_window};
+use faultsift::pipeline::window::{self, WindowSpec};
+use faultsift::{Pipeline, Settings, Verdict, Workload};
 use libfuzzer_sys::fuzz_target;
 
-fn claude() -> &'static CompiledProfile {
-    static C: OnceLock<CompiledProfile> = OnceLock::new();
+fn claude() -> &'static Pipeline {
+    static C: OnceLock<Pipeline> = OnceLock::new();
     C.get_or_init(|| {
         let resolver = faultsift::profile::Resolver::new(vec![faultsift::profile::Layer::Builtin]);
         let profile = resolver.resolve("claude").expect("built-in claude profile");
-        CompiledProfile::compile(profile, "builtin").expect("built-in claude profile compiles")
+        let settings = Settings { status: Some("timeout".into()), ..Settings::default() };
+        Pipeline::new(profile, settings, Workload::Few).expect("built-in claude profile compiles")
     })
 }
 
@@ -36,8 +36,7 @@ fuzz_target!(|data: &[u8]| {
     let since = (a & 0x80 != 0).then(|| u64::from(b) * 8);
     let spec = WindowSpec { tail_bytes, since };
     let w = window::from_bytes(log, spec);
-    let subject = Subject { log: "-", profile: "claude", profile_origin: "builtin", status: Some("timeout") };
-    let v = classify_window(claude(), subject, &w, None, Duration::from_secs(2));
+    let v = claude().classify_window("-", w.clone()).verdict;
 
     let json = serde_json::to_string(&v).expect("a verdict serialises");
     assert!(!json.contains('\n'));
@@ -60,10 +59,10 @@ fuzz_target!(|data: &[u8]| {
     }
 
     // Cleaning is idempotent on what it produces.
-    let cleaned = faultsift::clean::clean(&w.bytes, w.starts_mid_line);
+    let cleaned = faultsift::pipeline::clean::clean(&w.bytes, w.starts_mid_line);
     for (_, line) in cleaned.iter() {
         assert!(!line.chars().any(|c| c.is_control() && c != '\t'), "control character in a line: {line:?}");
-        let once = faultsift::clean::clean_line(line);
-        assert_eq!(faultsift::clean::clean_line(&once), once);
+        let once = faultsift::pipeline::clean::clean_line(line);
+        assert_eq!(faultsift::pipeline::clean::clean_line(&once), once);
     }
 });

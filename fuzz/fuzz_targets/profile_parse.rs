@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
         texts: Vec::new(),
     };
     let Ok(compiled) = CompiledProfile::compile(profile, "fuzz.toml") else { return };
-    let cleaned = faultsift::clean::clean(LOG, false);
+    let cleaned = faultsift::pipeline::clean::clean(LOG, false);
     let scan = compiled.scan(&cleaned, Some(Instant::now() + Duration::from_secs(1)));
     if let Some(hit) = scan.last {
         let line = cleaned.line_text(&cleaned.lines[hit.line]);

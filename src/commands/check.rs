@@ -5,10 +5,10 @@
 use regex_syntax::hir::{Class, Hir, HirKind};
 use serde::Serialize;
 
-use crate::bait::BaitLine;
-use crate::clean::{clean, clean_line};
-use crate::literal;
+use crate::commands::bait::BaitLine;
 use crate::matcher::CompiledProfile;
+use crate::matcher::literal;
+use crate::pipeline::clean::{clean, clean_line};
 
 /// A literal shorter than this (in characters) cannot anchor a fast search.
 pub const MIN_LITERAL: usize = 4;

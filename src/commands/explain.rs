@@ -4,13 +4,14 @@
 //! the text.
 
 use std::fmt::Write as _;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use crate::clean::clean;
-use crate::decide::{self, Subject};
-use crate::evidence::{evidence, safe_text};
 use crate::matcher::CompiledProfile;
-use crate::window::Window;
+use crate::output::evidence::{evidence, safe_text};
+use crate::output::render::action_color;
+use crate::output::verdict::Action;
+use crate::pipeline::window::Window;
+use crate::pipeline::{Classified, Pipeline, Trace};
 
 /// Lines of context shown before and after the winning line.
 pub const CONTEXT: usize = 2;
@@ -29,30 +30,22 @@ impl Style {
     fn dim(&self, t: &str) -> String {
         self.paint("2", t)
     }
-    fn action(&self, action: crate::Action) -> String {
-        let code = match action {
-            crate::Action::Pause => "1;33",
-            crate::Action::Retry => "1;36",
-            crate::Action::Charge => "1;31",
-            crate::Action::Skip => "1",
-        };
-        self.paint(code, action.as_str())
+    fn action(&self, action: Action) -> String {
+        self.paint(action_color(action), action.as_str())
     }
 }
 
-/// Explains the classification of `window` with `compiled`.
-pub fn explain(
-    compiled: &CompiledProfile,
-    subject: Subject<'_>,
-    window: &Window,
-    timeout: Duration,
-    color: bool,
-) -> String {
+/// Explains the classification of `window` (of the log `log`) by `pipeline`.
+pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool) -> String {
+    let Classified { verdict, trace } = pipeline.classify_window(log, window);
+    let (Some(compiled), Some(Trace { window, cleaned, scan })) = (pipeline.compiled(), trace) else {
+        // Explain never skips (it has no --status), so every log is scanned.
+        return format!("{} {}\n", verdict.action.as_str(), verdict.reason);
+    };
+    let timeout = pipeline.settings.timeout;
+    let subject = pipeline.subject(log);
     let style = Style { color };
     let profile = &compiled.profile;
-    let cleaned = clean(&window.bytes, window.starts_mid_line);
-    let scan = compiled.scan(&cleaned, Some(Instant::now() + timeout));
-    let verdict = decide::decide(subject, compiled, window, &cleaned, &scan, timeout);
     let mut out = String::new();
 
     let _ = writeln!(
@@ -137,10 +130,10 @@ pub fn explain(
         let _ = writeln!(out, "\n{} no rule matched: nothing says the environment failed", style.bold("winner"));
     }
     let meaning = match verdict.action {
-        crate::Action::Pause => "environment fault: do not charge; a person or the outage must pass",
-        crate::Action::Retry => "transient environment fault: retry after a backoff, do not charge",
-        crate::Action::Charge => "charge the attempt",
-        crate::Action::Skip => "not classified",
+        Action::Pause => "environment fault: do not charge; a person or the outage must pass",
+        Action::Retry => "transient environment fault: retry after a backoff, do not charge",
+        Action::Charge => "charge the attempt",
+        Action::Skip => "not classified",
     };
     let _ = writeln!(out, "{} {} ({meaning})", style.bold("action"), style.action(verdict.action));
     let _ = writeln!(out, "{} {}", style.bold("reason"), verdict.reason);

@@ -1,20 +1,21 @@
 //! Match stage (SPEC §1.4): a profile's rules prepared once — an Aho-Corasick
 //! automaton over their required literals that finds candidate lines in one
 //! pass, and one regex per pattern for the line's verdict, span and captures
-//! (on `regex`, or on `regex-lite` for built-in patterns, see [`crate::lite`],
-//! until it has searched often enough to pay for `regex`, as in a batch) —
-//! and the scan under a deadline.
+//! (on `regex`, or, for built-in patterns in a one-shot run, on `regex-lite`:
+//! see [`lite`] and [`Workload`]) — and the scan under a deadline.
+
+pub mod lite;
+pub mod literal;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::{Regex, RegexBuilder};
 
-use crate::clean::Cleaned;
 use crate::error::{ProfileError, RuleError};
+use crate::pipeline::clean::Cleaned;
 use crate::profile::Profile;
 use crate::profile::builtin::LiteForm;
 
@@ -32,12 +33,34 @@ const LINE_COST: usize = 128;
 /// The longest line a scan may search and still count as bounded without a
 /// watchdog (see [`CompiledProfile::scan_is_bounded`]).
 pub const BOUNDED_LINE: usize = 4096;
-/// A lite pattern runs on `regex-lite` for this many searches, then on
-/// `regex`. `regex-lite` compiles in microseconds but searches with a PikeVM
-/// (~1.5 µs a line of an error message); `regex` takes ~0.4 ms to compile one
-/// built-in pattern and searches in a fifth of the time, so past about 400
-/// searches (a batch of a few hundred failing logs) it has paid for itself.
-const LITE_SEARCHES: u32 = 512;
+/// How many logs a job classifies, which decides once, for the whole job, how
+/// its built-in patterns run. `regex-lite` compiles in microseconds but
+/// searches with a PikeVM; `regex` takes a good part of a millisecond to
+/// compile one pattern and then searches several times faster. A one-shot run
+/// searches a few lines and cannot repay `regex`; a batch of many failing logs
+/// repays it many times over. The choice never depends on what other threads
+/// did, so a log gets the same engine whichever worker takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Workload {
+    /// One log, or a few: built-in patterns on `regex-lite`, literals looked
+    /// up with `str::contains`.
+    #[default]
+    Few,
+    /// A batch: every pattern on `regex` (compiled on first use), literals
+    /// looked up with `memchr` searchers built once.
+    Many,
+}
+
+impl Workload {
+    /// From this many logs on, a job is [`Workload::Many`]: about where
+    /// compiling the patterns a batch of failing logs needs pays for itself.
+    pub const MANY_LOGS: usize = 100;
+
+    /// The workload of a job over `logs` logs.
+    pub fn for_logs(logs: usize) -> Self {
+        if logs >= Self::MANY_LOGS { Workload::Many } else { Workload::Few }
+    }
+}
 
 /// A profile ready to match: its rules, the Aho-Corasick automata over their
 /// required literals, and one regex per pattern.
@@ -56,11 +79,9 @@ pub struct CompiledProfile {
     regexes: Vec<OnceLock<Option<Engine>>>,
     /// The `regex` of a lite pattern, compiled on first need: for the lines
     /// where its lite form does not stand for it (word boundaries next to a
-    /// non-ASCII word character), and for every search after its first
-    /// [`LITE_SEARCHES`].
+    /// non-ASCII word character), and for every search of a batch.
     full: Vec<OnceLock<Option<Engine>>>,
-    /// Searches each lite pattern has made on `regex-lite`, up to [`LITE_SEARCHES`].
-    lite_searches: Vec<Uses>,
+    workload: Workload,
     /// Literals of case-sensitive patterns, and of case-insensitive ones.
     literal_sets: Vec<LiteralSet>,
     /// Patterns with no required literal: tried on every line.
@@ -74,37 +95,12 @@ struct LiteralSet {
     literals: Vec<String>,
     patterns: Vec<Vec<usize>>,
     finder: Finder,
-    /// One searcher per literal, for the lines the set's search found, built
-    /// once [`CONTAINS_LINES`] lines have been searched without them.
-    each: OnceLock<Vec<memchr::memmem::Finder<'static>>>,
-    /// Lines searched for each literal with `str::contains`.
-    lines: Uses,
+    /// One searcher per literal for the lines the set's search found, in a
+    /// batch. `str::contains` sets up a search per literal and line, which is
+    /// cheaper than building a `memchr` searcher for the few candidate lines
+    /// of one log, and dearer over the thousands of a batch.
+    each: Option<Vec<memchr::memmem::Finder<'static>>>,
     ascii_case_insensitive: bool,
-}
-
-/// The first lines a literal set's search finds are searched for each literal
-/// with `str::contains`, which sets up a Two-Way search per literal and line
-/// (~1,000 instructions, by callgrind); after these, a `memchr` searcher per
-/// literal, built once (~2,500 instructions each), is cheaper. A healthy
-/// window has no such line and a failing one a few, while a batch of failing
-/// logs has thousands.
-const CONTAINS_LINES: u32 = 4;
-
-/// Counts the uses of a way that is quick to start until it has been used
-/// enough that a faster one is worth building. Shared by a batch's workers;
-/// two of them counting at once may count one use more or less.
-#[derive(Debug, Default)]
-struct Uses(AtomicU32);
-
-impl Uses {
-    /// Whether `limit` uses were counted before this one; if not, counts it.
-    fn reached(&self, limit: u32) -> bool {
-        if self.0.load(Ordering::Relaxed) >= limit {
-            return true;
-        }
-        self.0.fetch_add(1, Ordering::Relaxed);
-        false
-    }
 }
 
 /// Finds where some literal of a set occurs: Teddy (SIMD, built in
@@ -116,7 +112,7 @@ enum Finder {
 }
 
 impl LiteralSet {
-    fn build(literals: BTreeMap<String, Vec<usize>>, ascii_case_insensitive: bool) -> Option<Self> {
+    fn build(literals: BTreeMap<String, Vec<usize>>, ascii_case_insensitive: bool, workload: Workload) -> Option<Self> {
         if literals.is_empty() {
             return None;
         }
@@ -141,14 +137,9 @@ impl LiteralSet {
                     .ok()?,
             ),
         };
-        Some(LiteralSet {
-            literals,
-            patterns,
-            finder,
-            each: OnceLock::new(),
-            lines: Uses::default(),
-            ascii_case_insensitive,
-        })
+        let each = (workload == Workload::Many)
+            .then(|| literals.iter().map(|l| memchr::memmem::Finder::new(l.as_bytes()).into_owned()).collect());
+        Some(LiteralSet { literals, patterns, finder, each, ascii_case_insensitive })
     }
 
     /// Start offsets of literal occurrences in `text`, enough to find every
@@ -170,13 +161,8 @@ impl LiteralSet {
         } else {
             line
         };
-        let each = self.lines.reached(CONTAINS_LINES).then(|| {
-            self.each.get_or_init(|| {
-                self.literals.iter().map(|l| memchr::memmem::Finder::new(l.as_bytes()).into_owned()).collect()
-            })
-        });
         for (k, pats) in self.patterns.iter().enumerate() {
-            let holds = match each {
+            let holds = match &self.each {
                 Some(finders) => finders[k].find(hay.as_bytes()).is_some(),
                 None => hay.contains(self.literals[k].as_str()),
             };
@@ -293,7 +279,7 @@ pub const MAX_PATTERNS: usize = 1000;
 fn check_profile_size(profile: &Profile, origin: &str) -> Result<(), ProfileError> {
     let total: usize = profile.rules.iter().map(|r| r.patterns.len()).sum();
     if total > MAX_PATTERNS {
-        return Err(ProfileError::Extends {
+        return Err(ProfileError::TooBig {
             origin: origin.to_string(),
             message: format!("the profile has {total} patterns; the limit is {MAX_PATTERNS}"),
         });
@@ -327,7 +313,7 @@ fn check_profile_size(profile: &Profile, origin: &str) -> Result<(), ProfileErro
     let cause = match build_regex(pattern) {
         Err(e) => compile_error(pattern, e),
         Ok(_) => {
-            return Err(ProfileError::Extends {
+            return Err(ProfileError::TooBig {
                 origin: origin.to_string(),
                 message: format!(
                     "rule `{rule}`: the profile's patterns up to this one compile to more than the \
@@ -344,6 +330,11 @@ impl CompiledProfile {
     /// so a pattern over the size limits is an error naming its rule; built-in
     /// patterns wait until a line holds one of their literals.
     pub fn compile(profile: Profile, origin: &str) -> Result<Self, ProfileError> {
+        Self::compile_for(profile, origin, Workload::Few)
+    }
+
+    /// [`CompiledProfile::compile`] for a job of the given size.
+    pub fn compile_for(profile: Profile, origin: &str, workload: Workload) -> Result<Self, ProfileError> {
         check_profile_size(&profile, origin)?;
         let mut patterns = Vec::new();
         let mut pattern_rule = Vec::new();
@@ -381,20 +372,11 @@ impl CompiledProfile {
                 full.push(OnceLock::new());
             }
         }
-        let literal_sets =
-            [LiteralSet::build(exact, false), LiteralSet::build(folded, true)].into_iter().flatten().collect();
-        let lite_searches = patterns.iter().map(|_| Uses::default()).collect();
-        Ok(CompiledProfile {
-            profile,
-            pattern_rule,
-            patterns,
-            lite,
-            regexes,
-            full,
-            lite_searches,
-            literal_sets,
-            always,
-        })
+        let literal_sets = [LiteralSet::build(exact, false, workload), LiteralSet::build(folded, true, workload)]
+            .into_iter()
+            .flatten()
+            .collect();
+        Ok(CompiledProfile { profile, pattern_rule, patterns, lite, regexes, full, workload, literal_sets, always })
     }
 
     /// The rule index of pattern `pattern`.
@@ -410,14 +392,14 @@ impl CompiledProfile {
             return Some(engine);
         }
         let full = || self.full[pattern].get_or_init(|| build_regex(&self.patterns[pattern]).ok().map(Engine::Full));
-        if lite.is_some_and(|l| l.ascii_words) && crate::lite::needs_unicode_words(line) {
+        if lite.is_some_and(|l| l.ascii_words) && lite::needs_unicode_words(line) {
             return full().as_ref();
         }
-        if !self.lite_searches[pattern].reached(LITE_SEARCHES) {
-            return Some(engine);
+        match self.workload {
+            Workload::Few => Some(engine),
+            // Both engines give the same answers (tests/integration/engines.rs).
+            Workload::Many => full().as_ref().or(Some(engine)),
         }
-        // Both engines give the same answers (tests/integration/engines.rs).
-        full().as_ref().or(Some(engine))
     }
 
     fn is_match(&self, pattern: usize, line: &str) -> bool {
@@ -457,8 +439,8 @@ impl CompiledProfile {
 
     /// Whether scanning `cleaned` keeps to its deadline without a watchdog:
     /// every pattern is built in (and runs on `regex-lite`, or on `regex` for
-    /// the Unicode word boundaries of its line or after [`LITE_SEARCHES`]:
-    /// built-in patterns compile in under a millisecond) and no line is longer than
+    /// the Unicode word boundaries of its line or in a batch: built-in
+    /// patterns compile in under a millisecond) and no line is longer than
     /// [`BOUNDED_LINE`]. Such a scan passes its deadline by the searches of at
     /// most `DEADLINE_BYTES` plus one line: a few milliseconds for the slowest
     /// built-in profile on its own literals (`cargo bench --bench pipeline
@@ -547,7 +529,7 @@ fn compile_error(pattern: &str, e: regex::Error) -> RuleError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clean::clean;
+    use crate::pipeline::clean::clean;
     use crate::profile::schema;
     use crate::profile::{Origin, Profile};
 
@@ -577,17 +559,21 @@ mod tests {
     }
 
     #[test]
-    fn literals_are_found_alike_before_and_after_their_searchers_are_built() {
-        let c = compiled(TWO).unwrap();
+    fn literals_are_found_alike_by_one_shot_and_batch_searchers() {
+        let file = |w| {
+            let c = compiled(TWO).unwrap();
+            CompiledProfile::compile_for(c.profile, "t.toml", w).unwrap()
+        };
+        let (few, many) = (file(Workload::Few), file(Workload::Many));
+        assert!(few.literal_sets.iter().all(|set| set.each.is_none()));
+        assert!(many.literal_sets.iter().all(|set| set.each.is_some()));
         // "betalpha" holds both literals, overlapping.
         let lines =
             [("alpha beta", Some((0, 0))), ("only beta", Some((1, 1))), ("gamma", None), ("betalpha", Some((0, 0)))];
-        for round in 0..3 {
-            for (line, want) in lines {
-                assert_eq!(c.first_rule(line), want, "{line:?} in round {round}");
-            }
+        for (line, want) in lines {
+            assert_eq!(few.first_rule(line), want, "{line:?} one-shot");
+            assert_eq!(many.first_rule(line), want, "{line:?} batch");
         }
-        assert!(c.literal_sets.iter().all(|set| set.each.get().is_some()));
     }
 
     #[test]
@@ -646,20 +632,29 @@ mod tests {
     }
 
     #[test]
-    fn a_lite_pattern_moves_to_regex_after_its_lite_searches_with_the_same_answers() {
+    fn a_batch_runs_built_in_patterns_on_regex_with_the_same_answers() {
         let resolver = crate::profile::Resolver::new(vec![crate::profile::Layer::Builtin]);
-        let claude = CompiledProfile::compile(resolver.resolve_for_matching("claude").unwrap(), "builtin").unwrap();
+        let claude =
+            |w| CompiledProfile::compile_for(resolver.resolve_for_matching("claude").unwrap(), "builtin", w).unwrap();
+        let (few, many) = (claude(Workload::Few), claude(Workload::Many));
         let line = "⏺ Claude usage limit reached. Your limit will reset at 3pm (Europe/Berlin).";
-        // Two searches: the line's rule, then its span and groups.
-        let (_, p) = claude.first_rule(line).unwrap();
-        let on_lite = claude.find(p, line).unwrap();
+        let (_, p) = few.first_rule(line).unwrap();
+        let on_lite = few.find(p, line).unwrap();
         assert_eq!(on_lite.groups["resume_at"], "3pm (Europe/Berlin)");
-        for _ in 2..LITE_SEARCHES {
-            assert!(matches!(claude.regex(p, line), Some(Engine::Lite(_))));
+        // A one-shot run stays on regex-lite however often it searches; a batch is on regex.
+        for _ in 0..3 {
+            assert!(matches!(few.regex(p, line), Some(Engine::Lite(_))));
+            assert!(matches!(many.regex(p, line), Some(Engine::Full(_))));
         }
-        assert!(matches!(claude.regex(p, line), Some(Engine::Full(_))));
-        assert_eq!(claude.find(p, line), Some(on_lite));
-        assert_eq!(claude.first_rule(line), Some((claude.rule_of(p), p)));
+        assert_eq!(many.find(p, line), Some(on_lite));
+        assert_eq!(many.first_rule(line), Some((few.rule_of(p), p)));
+    }
+
+    #[test]
+    fn a_job_of_many_logs_is_a_batch() {
+        assert_eq!(Workload::for_logs(1), Workload::Few);
+        assert_eq!(Workload::for_logs(Workload::MANY_LOGS - 1), Workload::Few);
+        assert_eq!(Workload::for_logs(Workload::MANY_LOGS), Workload::Many);
     }
 
     #[test]

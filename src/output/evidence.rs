@@ -2,7 +2,7 @@
 //! characters windowed around the match, `…` at each cut end, no control
 //! characters, secrets redacted.
 
-use crate::redact;
+use crate::output::redact;
 
 /// The longest evidence, in characters, `…` marks included.
 pub const MAX_CHARS: usize = 240;

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::verdict::Verdict;
+use crate::output::verdict::Verdict;
 
 /// Counts over a batch (the `summary` object of `--summary --format json`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -66,7 +66,7 @@ fn count(counts: &mut BTreeMap<String, u64>, key: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decide::{Subject, skipped, unreadable};
+    use crate::pipeline::decide::{Subject, skipped, unreadable};
 
     #[test]
     fn counts_and_unclassified() {
@@ -82,8 +82,13 @@ mod tests {
         sum.add(&fault);
         let mut nothing = skipped(s("d"), String::new());
         nothing.action = crate::Action::Charge;
-        nothing.window =
-            Some(crate::verdict::WindowInfo { start: 0, end: 1, log_bytes: 1, truncated: false, rotated: false });
+        nothing.window = Some(crate::output::verdict::WindowInfo {
+            start: 0,
+            end: 1,
+            log_bytes: 1,
+            truncated: false,
+            rotated: false,
+        });
         sum.add(&nothing);
         assert_eq!(sum.logs, 4);
         assert_eq!(sum.actions.get("charge"), Some(&2));

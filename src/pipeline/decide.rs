@@ -3,12 +3,12 @@
 
 use std::time::Duration;
 
-use crate::clean::Cleaned;
-use crate::evidence::{evidence, safe_text};
-use crate::hints::parse_duration_secs;
 use crate::matcher::{CompiledProfile, Scan};
-use crate::verdict::{Action, Captures, Hit, SCHEMA_ID, Verdict, WindowInfo};
-use crate::window::Window;
+use crate::output::evidence::{evidence, safe_text};
+use crate::output::verdict::{Action, Captures, Hit, SCHEMA_ID, Verdict, WindowInfo};
+use crate::pipeline::clean::Cleaned;
+use crate::pipeline::hints::parse_duration_secs;
+use crate::pipeline::window::Window;
 
 /// Who the verdict is about: the parts that do not depend on the scan.
 #[derive(Debug, Clone, Copy)]

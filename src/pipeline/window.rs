@@ -3,6 +3,7 @@
 
 use std::fs::File;
 use std::io::{self, Read};
+use std::path::PathBuf;
 
 /// The default window: the last 64 KiB of the log.
 pub const DEFAULT_TAIL_BYTES: u64 = 64 * 1024;
@@ -12,6 +13,41 @@ pub const MAX_TAIL_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Read size for streams; also the slack the ring buffer keeps above the window.
 const CHUNK: usize = 64 * 1024;
+
+/// One log to classify.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogSource {
+    /// Standard input (`-`, or no log with piped input).
+    Stdin,
+    /// A file (or FIFO, or device) by path.
+    Path(PathBuf),
+}
+
+impl LogSource {
+    /// The log as the verdict names it: the path as given, `-` for stdin.
+    pub fn label(&self) -> String {
+        match self {
+            LogSource::Stdin => "-".to_string(),
+            LogSource::Path(p) => p.to_string_lossy().into_owned(),
+        }
+    }
+}
+
+/// Reads the window of one log: regular files at the window's offset, anything
+/// else (standard input, FIFOs, devices) as a stream.
+pub fn read(source: &LogSource, spec: WindowSpec) -> io::Result<Window> {
+    match source {
+        LogSource::Stdin => read_stream(io::stdin().lock(), spec),
+        LogSource::Path(path) => {
+            let file = File::open(path)?;
+            let meta = file.metadata()?;
+            if meta.is_dir() {
+                return Err(io::Error::other("is a directory"));
+            }
+            if meta.is_file() { read_file(&file, meta.len(), spec) } else { read_stream(file, spec) }
+        }
+    }
+}
 
 /// Which bytes of a log to classify.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! literals precomputed, so that classifying with a built-in profile parses
 //! neither TOML nor regex syntax.
 
-use crate::verdict::Action;
+use crate::output::verdict::Action;
 
 /// One built-in profile.
 #[derive(Debug, Clone, Copy)]
@@ -42,13 +42,13 @@ pub struct LeanRule {
 pub struct LeanPattern {
     /// As written in the profile.
     pub source: &'static str,
-    /// Its required literals (see [`crate::literal`]).
+    /// Its required literals (see [`crate::matcher::literal`]).
     pub literals: Option<&'static [&'static str]>,
     /// Its form for `regex-lite`, when it has one.
     pub lite: Option<LiteForm>,
 }
 
-/// A built-in pattern's form for `regex-lite` (see [`crate::lite::Form`]).
+/// A built-in pattern's form for `regex-lite` (see [`crate::matcher::lite::Form`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LiteForm {
     /// The pattern for `regex-lite`.

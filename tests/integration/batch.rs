@@ -39,7 +39,7 @@ fn summary_is_the_last_json_line() {
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines.len(), 5);
     let doc: serde_json::Value = serde_json::from_str(lines[4]).unwrap();
-    let s: faultsift::summary::Summary = serde_json::from_value(doc["summary"].clone()).unwrap();
+    let s: faultsift::output::summary::Summary = serde_json::from_value(doc["summary"].clone()).unwrap();
     assert_eq!(s.logs, 4);
     assert_eq!((s.env_faults, s.errors, s.timed_out), (2, 0, 0));
     assert_eq!(s.actions.get("retry"), Some(&1));

@@ -4,23 +4,17 @@
 //! environment fault with that CLI's profile; no bait or not-fault line is one
 //! with any pane-capture profile; the executor fixtures map as issue 3 says.
 
-use std::time::Duration;
+use faultsift::pipeline::window;
+use faultsift::{Action, Pipeline, Verdict, WindowSpec};
 
-use faultsift::profile::{Layer, Resolver};
-use faultsift::{Action, CompiledProfile, Subject, Verdict, WindowSpec, classify_window, window};
+use crate::util::{builtin_pipeline, testdata};
 
-use crate::util::testdata;
-
-fn compiled(name: &str) -> CompiledProfile {
-    let profile = Resolver::new(vec![Layer::Builtin]).resolve_for_matching(name).unwrap();
-    CompiledProfile::compile(profile, "builtin").unwrap()
+fn compiled(name: &str) -> Pipeline {
+    builtin_pipeline(name, Some("timeout"))
 }
 
-fn classify(profile: &CompiledProfile, log: &[u8]) -> Verdict {
-    let w = window::from_bytes(log, WindowSpec::default());
-    let subject =
-        Subject { log: "-", profile: &profile.profile.name, profile_origin: "builtin", status: Some("timeout") };
-    classify_window(profile, subject, &w, None, Duration::from_secs(2))
+fn classify(profile: &Pipeline, log: &[u8]) -> Verdict {
+    profile.classify_window("-", window::from_bytes(log, WindowSpec::default())).verdict
 }
 
 /// A pane capture around `line`: a prompt, colours, a spinner repainted with
@@ -63,17 +57,17 @@ fn every_corpus_outage_is_an_environment_fault_for_its_cli() {
         let profile = compiled(profile_for(cli));
         let v = classify(&profile, &realistic_log(line));
         if !v.env_fault {
-            missed.push(format!("{cli} ({}): {line}", profile.profile.name));
+            missed.push(format!("{cli} ({}): {line}", profile.profile().unwrap().name));
         }
     }
     assert!(missed.is_empty(), "{} missed:\n{}", missed.len(), missed.join("\n"));
 }
 
-fn pane_profiles() -> Vec<CompiledProfile> {
+fn pane_profiles() -> Vec<Pipeline> {
     faultsift::profile::builtin::BUILTINS
         .iter()
         .map(|b| compiled(b.name))
-        .filter(|p| p.profile.carries_model_output)
+        .filter(|p| p.profile().unwrap().carries_model_output)
         .collect()
 }
 
@@ -81,14 +75,14 @@ fn pane_profiles() -> Vec<CompiledProfile> {
 fn no_bait_line_is_an_environment_fault() {
     let profiles = pane_profiles();
     assert!(profiles.len() >= 8, "pane-capture profiles: {}", profiles.len());
-    let bait: Vec<_> = faultsift::bait::lines().collect();
+    let bait: Vec<_> = faultsift::commands::bait::lines().collect();
     assert!(bait.len() >= 300, "bait lines: {}", bait.len());
     let mut fired = Vec::new();
     for p in &profiles {
         for b in &bait {
             let v = classify(p, &realistic_log(b.text));
             if v.env_fault {
-                fired.push(format!("{} {:?} at {}:{}: {}", p.profile.name, v.rule, b.file, b.line, b.text));
+                fired.push(format!("{} {:?} at {}:{}: {}", p.profile().unwrap().name, v.rule, b.file, b.line, b.text));
             }
         }
     }
@@ -102,7 +96,7 @@ fn no_not_fault_line_is_an_environment_fault() {
     for p in &pane_profiles() {
         for row in &rows {
             let v = classify(p, &realistic_log(&row[1]));
-            assert_eq!(v.action, Action::Charge, "{}: {} -> {:?}", p.profile.name, row[1], v.rule);
+            assert_eq!(v.action, Action::Charge, "{}: {} -> {:?}", p.profile().unwrap().name, row[1], v.rule);
         }
     }
 }

@@ -96,12 +96,12 @@ fn corpus_lines() -> Vec<String> {
         let text = std::fs::read_to_string(testdata(tsv)).unwrap();
         base.extend(text.lines().skip(1).filter_map(|l| l.split('\t').nth(2)).map(str::to_string));
     }
-    for (_, text) in faultsift::bait::FILES {
+    for (_, text) in faultsift::commands::bait::FILES {
         base.extend(text.lines().map(str::to_string));
     }
     for entry in std::fs::read_dir(testdata("logs")).unwrap() {
         let bytes = std::fs::read(entry.unwrap().path()).unwrap();
-        let cleaned = faultsift::clean::clean(&bytes, false);
+        let cleaned = faultsift::pipeline::clean::clean(&bytes, false);
         base.extend(cleaned.lines.iter().map(|l| cleaned.line_text(l).to_string()));
     }
     base.iter().flat_map(|l| variants(l)).collect()

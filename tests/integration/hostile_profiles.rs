@@ -235,7 +235,7 @@ fn the_scan_itself_stops_at_the_deadline() {
     let resolver = faultsift::profile::Resolver::new(vec![faultsift::profile::Layer::Builtin]);
     let profile = resolver.resolve(t.path().join("slow.toml").to_str().unwrap()).unwrap();
     let compiled = faultsift::CompiledProfile::compile(profile, "slow.toml").unwrap();
-    let cleaned = faultsift::clean::clean(&unicode_lines(4 << 20, 200), false);
+    let cleaned = faultsift::pipeline::clean::clean(&unicode_lines(4 << 20, 200), false);
     let started = Instant::now();
     let scan = compiled.scan(&cleaned, Some(started + Duration::from_millis(200)));
     let took = started.elapsed();

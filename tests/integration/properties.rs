@@ -3,36 +3,30 @@
 
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::sync::OnceLock;
-use std::time::Duration;
 
-use faultsift::clean::{clean, clean_line};
-use faultsift::evidence::{MAX_CHARS, evidence, safe_text};
-use faultsift::redact::redact_str;
-use faultsift::window::{self, Window, WindowSpec};
-use faultsift::{CompiledProfile, Subject, Verdict, classify_window};
+use faultsift::output::evidence::{MAX_CHARS, evidence, safe_text};
+use faultsift::output::redact::redact_str;
+use faultsift::pipeline::clean::{clean, clean_line};
+use faultsift::pipeline::window::{self, Window, WindowSpec};
+use faultsift::{Pipeline, Verdict};
 use proptest::prelude::*;
 
 use crate::hostile::{Rng, assert_well_formed};
 
 /// The built-in `claude` profile, compiled once for every case.
-fn claude() -> &'static CompiledProfile {
-    static C: OnceLock<CompiledProfile> = OnceLock::new();
-    C.get_or_init(|| {
-        let resolver = faultsift::profile::Resolver::new(vec![faultsift::profile::Layer::Builtin]);
-        let profile = resolver.resolve("claude").unwrap();
-        CompiledProfile::compile(profile, "builtin").unwrap()
-    })
+fn claude() -> &'static Pipeline {
+    static C: OnceLock<Pipeline> = OnceLock::new();
+    C.get_or_init(|| crate::util::builtin_pipeline("claude", Some("timeout")))
 }
 
 /// The lines the `claude` profile's rules must match.
 fn examples() -> &'static [String] {
     static E: OnceLock<Vec<String>> = OnceLock::new();
-    E.get_or_init(|| claude().profile.rules.iter().flat_map(|r| r.examples.clone()).collect())
+    E.get_or_init(|| claude().profile().unwrap().rules.iter().flat_map(|r| r.examples.clone()).collect())
 }
 
 fn classify(window: &Window) -> Verdict {
-    let subject = Subject { log: "-", profile: "claude", profile_origin: "builtin", status: Some("timeout") };
-    classify_window(claude(), subject, window, None, Duration::from_secs(2))
+    claude().classify_window("-", window.clone()).verdict
 }
 
 /// Pieces hostile logs are made of: noise, escapes, breaks, broken UTF-8,
@@ -230,7 +224,7 @@ impl Read for Trickle<'_> {
     }
 }
 
-/// The secret shapes of `faultsift::redact`, as generators of tokens, and the
+/// The secret shapes of `faultsift::output::redact`, as generators of tokens, and the
 /// part of each that must not survive redaction.
 fn secret() -> impl Strategy<Value = (String, String)> {
     let same = |s: String| (s.clone(), s);

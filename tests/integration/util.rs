@@ -5,11 +5,20 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use faultsift::Verdict;
+use faultsift::profile::{Layer, Resolver};
+use faultsift::{Pipeline, Settings, Verdict, Workload};
 
 /// The repository root, for fixtures under `testdata/`.
 pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The pipeline of the built-in profile `name` (examples and all) for
+/// one-shot runs with `status`.
+pub fn builtin_pipeline(name: &str, status: Option<&str>) -> Pipeline {
+    let profile = Resolver::new(vec![Layer::Builtin]).resolve(name).unwrap();
+    let settings = Settings { status: status.map(str::to_string), ..Settings::default() };
+    Pipeline::new(profile, settings, Workload::Few).unwrap()
 }
 
 /// A fixture's path.

@@ -4,8 +4,8 @@
 //! `$GITHUB_STEP_SUMMARY` comes from [`super::Markdown`].)
 
 use super::{Renderer, percent};
-use crate::summary::Summary;
-use crate::verdict::Verdict;
+use crate::output::summary::Summary;
+use crate::output::verdict::Verdict;
 
 /// Workflow commands.
 pub struct Github;

@@ -2,8 +2,8 @@
 //! `{"summary": {…}}` as the last line with `--summary`.
 
 use super::Renderer;
-use crate::summary::Summary;
-use crate::verdict::Verdict;
+use crate::output::summary::Summary;
+use crate::output::verdict::Verdict;
 
 /// The default format.
 pub struct Json {

@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 
 use super::{Renderer, percent};
-use crate::summary::Summary;
-use crate::verdict::Verdict;
+use crate::output::summary::Summary;
+use crate::output::verdict::Verdict;
 
 /// A Markdown table.
 pub struct Markdown;

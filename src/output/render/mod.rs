@@ -14,8 +14,8 @@ pub use text::Text;
 use std::sync::Arc;
 
 use crate::config::Format;
-use crate::summary::Summary;
-use crate::verdict::Verdict;
+use crate::output::summary::Summary;
+use crate::output::verdict::{Action, Verdict};
 
 /// One output format.
 pub trait Renderer {
@@ -36,6 +36,16 @@ pub fn for_format(format: Format, pretty: bool, color: bool) -> Arc<dyn Renderer
         Format::Text => Arc::new(Text { color }),
         Format::Github => Arc::new(Github),
         Format::Markdown => Arc::new(Markdown),
+    }
+}
+
+/// The SGR colour code an action is painted with, wherever it is painted.
+pub fn action_color(action: Action) -> &'static str {
+    match action {
+        Action::Pause => "1;33",
+        Action::Retry => "1;36",
+        Action::Charge => "1;31",
+        Action::Skip => "2",
     }
 }
 

@@ -1,8 +1,8 @@
 //! Each renderer over the same verdicts, as inline snapshots.
 
 use super::*;
-use crate::decide::{Subject, skipped, unreadable};
-use crate::verdict::{Action, WindowInfo};
+use crate::output::verdict::{Action, WindowInfo};
+use crate::pipeline::decide::{Subject, skipped, unreadable};
 
 fn fault() -> Verdict {
     let mut v = skipped(

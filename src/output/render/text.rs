@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 
 use super::{Renderer, percent};
-use crate::summary::Summary;
-use crate::verdict::{Action, Verdict};
+use crate::output::summary::Summary;
+use crate::output::verdict::Verdict;
 
 /// One line per log.
 pub struct Text {
@@ -21,17 +21,8 @@ impl Renderer for Text {
         // unsanitised (a file name may hold a line break or an escape).
         let log = crate::error::printable(&v.log);
         let action = format!("{:<6}", v.action.as_str().to_uppercase());
-        let action = if self.color {
-            let code = match v.action {
-                Action::Pause => "1;33",
-                Action::Retry => "1;36",
-                Action::Charge => "31",
-                Action::Skip => "2",
-            };
-            format!("\x1b[{code}m{action}\x1b[0m")
-        } else {
-            action
-        };
+        let action =
+            if self.color { format!("\x1b[{}m{action}\x1b[0m", super::action_color(v.action)) } else { action };
         format!("{action} {kind:<14} {log}  {detail}\n").into_bytes()
     }
 

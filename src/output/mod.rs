@@ -1,0 +1,8 @@
+//! The output side: the verdict wire format, the evidence and redaction that
+//! make a line safe to print, the batch summary, and one renderer per format.
+
+pub mod evidence;
+pub mod redact;
+pub mod render;
+pub mod summary;
+pub mod verdict;

@@ -1,0 +1,203 @@
+//! The classification pipeline (SPEC §1) and its one entry point:
+//!
+//! ```text
+//! log ─window─▶ tail bytes ─clean─▶ lines ─matcher─▶ hits ─decide─▶ verdict
+//! ```
+//!
+//! [`Pipeline::classify`] owns the whole walk for one log and hands back the
+//! verdict with what the stages made on the way ([`Trace`]), so that
+//! `classify`, `explain`, the tests, the benches and the fuzz targets all run
+//! the same code. The one decision it leaves to its caller is whether a
+//! watchdog must stand by while the scan runs ([`Watch`]).
+
+pub mod clean;
+pub mod decide;
+pub mod hints;
+pub mod window;
+
+use std::time::{Duration, Instant};
+
+use crate::error::ProfileError;
+use crate::matcher::{CompiledProfile, Scan, Workload};
+use crate::output::verdict::Verdict;
+use crate::profile::Profile;
+use clean::Cleaned;
+use decide::Subject;
+use window::{LogSource, Window, WindowSpec};
+
+/// The scan deadline when none is given.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How each log of a job is read and classified.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Which bytes of each log.
+    pub window: WindowSpec,
+    /// The scan deadline per log.
+    pub timeout: Duration,
+    /// `--status`: how the session ended.
+    pub status: Option<String>,
+    /// `--result-present`: the session produced its result; skip.
+    pub result_present: bool,
+}
+
+impl Default for Settings {
+    /// The default window and deadline, no status.
+    fn default() -> Self {
+        Settings { window: WindowSpec::default(), timeout: DEFAULT_TIMEOUT, status: None, result_present: false }
+    }
+}
+
+/// What a scan tells its caller, once, as it starts: when it started (before
+/// the window was cleaned, so cleaning counts against the deadline) and
+/// whether it is bounded, so that the caller can start a watchdog, or not.
+///
+/// A window of at most [`BOUNDED_WINDOW`] bytes is told after cleaning, when
+/// [`CompiledProfile::scan_is_bounded`] can say; a larger one before
+/// cleaning, as unbounded, so that a watchdog watches the cleaning too.
+pub type Watch<'a> = &'a dyn Fn(Instant, bool);
+
+/// The largest window whose scan can count as bounded, so that a single log
+/// needs no watchdog thread when its profile and lines allow: reading,
+/// cleaning and scanning 256 KiB of random bytes, the slowest such window
+/// measured, takes a small fraction of the watchdog's grace.
+pub const BOUNDED_WINDOW: usize = 256 << 10;
+
+/// A watch that does nothing: the scan's own deadline checks are enough.
+pub fn unwatched(_: Instant, _: bool) {}
+
+/// A profile and settings ready to classify logs.
+#[derive(Debug)]
+pub struct Pipeline {
+    profile_name: String,
+    profile_origin: String,
+    /// None when the settings skip every log: nothing needs the profile compiled.
+    compiled: Option<CompiledProfile>,
+    /// The settings.
+    pub settings: Settings,
+}
+
+/// What the stages made on the way to a verdict, for callers that show it.
+#[derive(Debug)]
+pub struct Trace {
+    /// The bytes read.
+    pub window: Window,
+    /// The window's lines after cleaning.
+    pub cleaned: Cleaned,
+    /// The match stage's hits.
+    pub scan: Scan,
+}
+
+/// One log classified.
+#[derive(Debug)]
+pub struct Classified {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The stages' output; none when the log was skipped or unreadable.
+    pub trace: Option<Trace>,
+}
+
+impl Pipeline {
+    /// Prepares `profile` for a job of `workload`; the profile is compiled
+    /// only when some log will be scanned.
+    pub fn new(profile: Profile, settings: Settings, workload: Workload) -> Result<Self, ProfileError> {
+        let profile_name = profile.name.clone();
+        let profile_origin = profile.origin.label();
+        let skip_all = decide::skip_reason(settings.status.as_deref(), settings.result_present).is_some();
+        let compiled =
+            if skip_all { None } else { Some(CompiledProfile::compile_for(profile, &profile_origin, workload)?) };
+        Ok(Pipeline { profile_name, profile_origin, compiled, settings })
+    }
+
+    /// The compiled profile, unless every log is skipped.
+    pub fn compiled(&self) -> Option<&CompiledProfile> {
+        self.compiled.as_ref()
+    }
+
+    /// The profile, unless every log is skipped.
+    pub fn profile(&self) -> Option<&Profile> {
+        self.compiled.as_ref().map(|c| &c.profile)
+    }
+
+    /// The parts of a verdict about `log` that do not depend on its content.
+    pub fn subject<'a>(&'a self, log: &'a str) -> Subject<'a> {
+        Subject {
+            log,
+            profile: &self.profile_name,
+            profile_origin: &self.profile_origin,
+            status: self.settings.status.as_deref(),
+        }
+    }
+
+    /// Classifies one log: skip, read, clean, scan, decide. `watch` hears
+    /// when the scan starts. A log that cannot be read gets an error verdict.
+    pub fn classify(&self, source: &LogSource, watch: Watch<'_>) -> Classified {
+        let started = Instant::now();
+        let label = source.label();
+        let subject = self.subject(&label);
+        let settings = &self.settings;
+        let mut done = match (decide::skip_reason(subject.status, settings.result_present), &self.compiled) {
+            (Some(reason), _) => Classified { verdict: decide::skipped(subject, reason), trace: None },
+            (None, None) => Classified { verdict: decide::skipped(subject, "nothing to scan".into()), trace: None },
+            (None, Some(compiled)) => match window::read(source, settings.window) {
+                Err(e) => Classified { verdict: decide::unreadable(subject, e.to_string()), trace: None },
+                Ok(window) => scan_window(compiled, subject, window, settings.timeout, watch),
+            },
+        };
+        done.verdict.elapsed_us = micros(started.elapsed());
+        done
+    }
+
+    /// Classifies a window already read (tests, benches, fuzzing): clean,
+    /// scan, decide. Skips as [`Pipeline::classify`] does.
+    pub fn classify_window(&self, log: &str, window: Window) -> Classified {
+        let started = Instant::now();
+        let subject = self.subject(log);
+        let mut done = match (decide::skip_reason(subject.status, self.settings.result_present), &self.compiled) {
+            (Some(reason), _) => Classified { verdict: decide::skipped(subject, reason), trace: None },
+            (None, None) => Classified { verdict: decide::skipped(subject, "nothing to scan".into()), trace: None },
+            (None, Some(compiled)) => scan_window(compiled, subject, window, self.settings.timeout, &unwatched),
+        };
+        done.verdict.elapsed_us = micros(started.elapsed());
+        done
+    }
+
+    /// The verdict a watchdog gives `log`, whose scan started at `started`
+    /// and has not answered within the deadline.
+    pub fn overdue(&self, log: &str, started: Instant) -> Verdict {
+        let mut v = decide::overdue(self.subject(log), self.settings.timeout);
+        v.elapsed_us = micros(started.elapsed());
+        v
+    }
+
+    /// The verdict of a log whose classification failed with `error`.
+    pub fn failed(&self, log: &str, error: String) -> Verdict {
+        decide::unreadable(self.subject(log), error)
+    }
+}
+
+/// Clean, scan under the deadline, decide.
+fn scan_window(
+    compiled: &CompiledProfile,
+    subject: Subject<'_>,
+    window: Window,
+    timeout: Duration,
+    watch: Watch<'_>,
+) -> Classified {
+    let scan_start = Instant::now();
+    let small = window.bytes.len() <= BOUNDED_WINDOW;
+    if !small {
+        watch(scan_start, false);
+    }
+    let cleaned = clean::clean(&window.bytes, window.starts_mid_line);
+    if small {
+        watch(scan_start, compiled.scan_is_bounded(&cleaned));
+    }
+    let scan = compiled.scan(&cleaned, Some(scan_start + timeout));
+    let verdict = decide::decide(subject, compiled, &window, &cleaned, &scan, timeout);
+    Classified { verdict, trace: Some(Trace { window, cleaned, scan }) }
+}
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
