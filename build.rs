@@ -11,18 +11,18 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-#[path = "src/matcher/lite.rs"]
+#[path = "src/profile/lite.rs"]
 #[allow(dead_code)]
 mod lite;
-#[path = "src/matcher/literal.rs"]
+#[path = "src/profile/literal.rs"]
 #[allow(dead_code)]
 mod literal;
 
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
-    println!("cargo:rerun-if-changed=src/matcher/literal.rs");
-    println!("cargo:rerun-if-changed=src/matcher/lite.rs");
+    println!("cargo:rerun-if-changed=src/profile/literal.rs");
+    println!("cargo:rerun-if-changed=src/profile/lite.rs");
     write(&out.join("builtins.rs"), &builtins(&root.join("profiles")));
     write(&out.join("bait.rs"), &bait(&root.join("testdata/bait")));
 }

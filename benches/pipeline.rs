@@ -123,7 +123,7 @@ mod whole {
     }
 }
 
-/// The worst a built-in profile does on lines of [`faultsift::matcher::BOUNDED_LINE`]
+/// The worst a built-in profile does on lines of [`faultsift::pipeline::matcher::BOUNDED_LINE`]
 /// bytes (the bound behind scanning a single log without a watchdog thread):
 /// eight such lines made of the profile's own literals and examples, so that
 /// every pattern is a candidate and most search the whole line in vain, with
@@ -133,7 +133,7 @@ mod whole {
 /// deadline checks a scan searches at most a quarter of this: 4 KiB plus one line.
 mod bounded {
     use super::*;
-    use faultsift::matcher::BOUNDED_LINE;
+    use faultsift::pipeline::matcher::BOUNDED_LINE;
 
     const PROFILES: &[&str] = &[
         "aider",

@@ -3,26 +3,13 @@
 
 use std::time::Duration;
 
+pub use crate::output::render::Format;
 use crate::pipeline::Settings;
 pub use crate::pipeline::window::LogSource;
 use crate::pipeline::window::MAX_TAIL_BYTES;
 
 /// The longest `--timeout` accepted.
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
-
-/// Output formats of `classify`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// JSON Lines: one verdict object per log (the default).
-    Json,
-    /// One line per log for people, coloured on a terminal.
-    Text,
-    /// GitHub Actions workflow commands (annotations), and a Markdown table
-    /// appended to `$GITHUB_STEP_SUMMARY` when it is set.
-    Github,
-    /// A Markdown table, for any CI's job summary.
-    Markdown,
-}
 
 /// When to colour output for people.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -6,8 +6,9 @@
 //!   [`app`] runs a command line, [`commands`] holds the commands other than
 //!   `classify`, and [`workers`] runs a job's logs under the watchdog.
 //! - [`pipeline`]: the stages (window → clean → match → decide) behind one
-//!   entry point, [`Pipeline::classify`]; [`matcher`] is the match stage.
-//! - [`profile`]: the rule files, built in or loaded, and their resolution.
+//!   entry point, [`Pipeline::classify`].
+//! - [`profile`]: the rule files, built in or loaded, their resolution, and
+//!   what their patterns require (literals, `regex-lite` forms).
 //! - [`output`]: the verdict wire format and everything that renders it.
 //! - [`error`] and [`exit_codes`]: how failures are named and reported.
 
@@ -17,14 +18,13 @@ pub mod commands;
 pub mod config;
 pub mod error;
 pub mod exit_codes;
-pub mod matcher;
 pub mod output;
 pub mod pipeline;
 pub mod profile;
 pub mod workers;
 
-pub use matcher::{CompiledProfile, Workload};
 pub use output::verdict::{Action, Verdict};
 pub use pipeline::decide::Subject;
+pub use pipeline::matcher::{CompiledProfile, Workload};
 pub use pipeline::window::{LogSource, Window, WindowSpec};
 pub use pipeline::{Classified, Pipeline, Settings};

@@ -6,7 +6,7 @@
 //! once, and its late answer is dropped. Threads running a scan are never
 //! joined, so a stuck one cannot hold the process past its answer. A single
 //! log whose scan is bounded (built-in patterns, lines of at most
-//! [`crate::matcher::BOUNDED_LINE`] bytes, a window of at most
+//! [`crate::pipeline::matcher::BOUNDED_LINE`] bytes, a window of at most
 //! [`crate::pipeline::BOUNDED_WINDOW`]) needs no watchdog thread: the
 //! deadline checks between its lines keep it within the grace.
 
@@ -18,10 +18,10 @@ use std::time::{Duration, Instant};
 
 use crate::config::ClassifyConfig;
 use crate::error::ProfileError;
-use crate::matcher::Workload;
 use crate::output::render::Renderer;
 use crate::output::verdict::Verdict;
 use crate::pipeline::Pipeline;
+use crate::pipeline::matcher::Workload;
 use crate::pipeline::window::LogSource;
 use crate::profile::Profile;
 
@@ -245,9 +245,9 @@ pub fn classify_logs(
 /// Finished logs waiting for the ones before them to be written: slots from
 /// the first unwritten log to the last finished one. Logs finish a few per
 /// worker out of order, so this stays small however long the batch (a slot
-/// per log of the batch was ~400 bytes each: 4 MB, a thousand page faults, on
-/// 10,000 logs); only a scan that overruns holds back the logs after it, until
-/// the watchdog answers for it.
+/// per log of the batch cost memory and page faults in proportion to the
+/// batch); only a scan that overruns holds back the logs after it, until the
+/// watchdog answers for it.
 struct InOrder<T> {
     /// The first log not taken yet.
     head: usize,

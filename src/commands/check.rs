@@ -6,9 +6,9 @@ use regex_syntax::hir::{Class, Hir, HirKind};
 use serde::Serialize;
 
 use crate::commands::bait::BaitLine;
-use crate::matcher::CompiledProfile;
-use crate::matcher::literal;
 use crate::pipeline::clean::{clean, clean_line};
+use crate::pipeline::matcher::CompiledProfile;
+use crate::profile::literal;
 
 /// A literal shorter than this (in characters) cannot anchor a fast search.
 pub const MIN_LITERAL: usize = 4;

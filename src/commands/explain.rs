@@ -6,10 +6,10 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use crate::matcher::CompiledProfile;
 use crate::output::evidence::{evidence, safe_text};
 use crate::output::render::action_color;
 use crate::output::verdict::Action;
+use crate::pipeline::matcher::CompiledProfile;
 use crate::pipeline::window::Window;
 use crate::pipeline::{Classified, Pipeline, Trace};
 

@@ -87,8 +87,8 @@ struct Cleaner {
 
 /// A valid UTF-8 stretch of the window: the first is validated in one pass
 /// over the whole window, and text runs inside it are sliced from it, not
-/// validated one by one (a pane capture has a run every ~20 bytes, and
-/// validating each cost more than copying it). Past an invalid sequence, the
+/// validated one by one (a pane capture has a short run every few words, and
+/// validating each costs more than copying it). Past an invalid sequence, the
 /// next stretch starts with the next run and doubles while the text stays
 /// valid, so one broken character early in a window costs a few validations,
 /// not one per run.
@@ -190,8 +190,8 @@ impl Cleaner {
         // end), remembered: a run that `text` consumes a few bytes at a time
         // (broken characters, 8-bit controls) is measured once, not once per
         // call, which would be quadratic; and the control that ends a run is
-        // not measured again as a run of its own (6% of the instructions that
-        // cleaning a pane capture took, where a run ends every ~17 bytes).
+        // not measured again as a run of its own (a pane capture ends a run
+        // every few words).
         let mut run_end = start + text_run_len(&bytes[start..]);
         while i < bytes.len() {
             if self.sink.in_sequence {
@@ -285,11 +285,11 @@ impl Cleaner {
     /// it handles; returns how many bytes it consumed.
     fn text(&mut self, run: &[u8], at: usize, valid: &mut Valid) -> usize {
         // Each call must cost what it consumes, or a run of many broken
-        // characters or 8-bit controls is quadratic (a 350 KB storm of raw CSI
-        // bytes took 54 s): the next C1 control is searched for from `at` to
+        // characters or 8-bit controls is quadratic (a storm of raw CSI bytes
+        // took minutes): the next C1 control is searched for from `at` to
         // the window's end, once until it is passed (U+0080–U+009F are encoded
         // C2 80–C2 9F; a C2 is never a continuation byte; searching each run
-        // anew cost a search set-up per ~20 bytes of a pane capture), and
+        // anew costs a search set-up per short run of a pane capture), and
         // validation stops at the first invalid sequence.
         let next_c1 = match self.next_c1 {
             Some(p) if p >= at => p,
@@ -336,7 +336,7 @@ impl Cleaner {
 
 /// Length of the leading run of text bytes: anything but C0 controls (tab
 /// excepted) and DEL. The first 16 bytes are tested a word at a time (runs in
-/// a pane capture are ~17 bytes, and most end there); past them, 16 bytes at a
+/// a pane capture are short, and most end there); past them, 16 bytes at a
 /// time (the compiler vectorises the check), and the chunk that holds the stop
 /// a word at a time again, without a loop over its bytes.
 #[inline]
@@ -357,8 +357,8 @@ fn text_run_len(bytes: &[u8]) -> usize {
 
 /// The first stop byte (see [`text_run_len`]) of the 16 bytes from `at`, read
 /// as two words; bytes past the end read as spaces.
-// Always inlined: called once a run, and left as a call, it cost 3% more
-// instructions on a pane capture.
+// Always inlined: it is called once a run, and the call itself showed in
+// the cleaning's instruction count.
 #[inline(always)]
 fn first_stop_of_block(bytes: &[u8], at: usize) -> Option<usize> {
     let word = |w: &[u8]| stop_bytes(u64::from_le_bytes(w.try_into().unwrap_or([0; 8])));

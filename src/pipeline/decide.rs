@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
-use crate::matcher::{CompiledProfile, Scan};
 use crate::output::evidence::{evidence, safe_text};
 use crate::output::verdict::{Action, Captures, Hit, SCHEMA_ID, Verdict, WindowInfo};
 use crate::pipeline::clean::Cleaned;
 use crate::pipeline::hints::parse_duration_secs;
+use crate::pipeline::matcher::{CompiledProfile, Scan};
 use crate::pipeline::window::Window;
 
 /// Who the verdict is about: the parts that do not depend on the scan.

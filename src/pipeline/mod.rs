@@ -13,13 +13,14 @@
 pub mod clean;
 pub mod decide;
 pub mod hints;
+pub mod matcher;
 pub mod window;
 
 use std::time::{Duration, Instant};
 
 use crate::error::ProfileError;
-use crate::matcher::{CompiledProfile, Scan, Workload};
 use crate::output::verdict::Verdict;
+use crate::pipeline::matcher::{CompiledProfile, Scan, Workload};
 use crate::profile::Profile;
 use clean::Cleaned;
 use decide::Subject;

@@ -42,13 +42,13 @@ pub struct LeanRule {
 pub struct LeanPattern {
     /// As written in the profile.
     pub source: &'static str,
-    /// Its required literals (see [`crate::matcher::literal`]).
+    /// Its required literals (see [`crate::profile::literal`]).
     pub literals: Option<&'static [&'static str]>,
     /// Its form for `regex-lite`, when it has one.
     pub lite: Option<LiteForm>,
 }
 
-/// A built-in pattern's form for `regex-lite` (see [`crate::matcher::lite::Form`]).
+/// A built-in pattern's form for `regex-lite` (see [`crate::profile::lite::Form`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LiteForm {
     /// The pattern for `regex-lite`.

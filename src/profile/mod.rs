@@ -1,7 +1,10 @@
-//! Profiles: the TOML schema ([`schema`]), the built-ins ([`builtin`]) and the
-//! layered resolution with `extends`/`disable` ([`resolve`]).
+//! Profiles: the TOML schema ([`schema`]), the built-ins ([`builtin`]), the
+//! layered resolution with `extends`/`disable` ([`resolve`]), and what a
+//! pattern requires of a line ([`literal`]) and its `regex-lite` form ([`lite`]).
 
 pub mod builtin;
+pub mod lite;
+pub mod literal;
 pub mod resolve;
 pub mod schema;
 

@@ -317,8 +317,8 @@ fn is_path(selector: &str) -> bool {
 }
 
 /// The largest profile file read. Profiles come from any project's overlay
-/// directory, and parsing costs some 40 times the file's size in memory (a
-/// 48 MB file took 1.8 GB): real profiles are a few kilobytes.
+/// directory, and parsing costs many times the file's size in memory (SECURITY.md
+/// gives the measured worst case): real profiles are a few kilobytes.
 pub const MAX_PROFILE_BYTES: u64 = 4 << 20;
 
 fn read_path(path: &Path) -> Result<Found, ProfileError> {

@@ -37,9 +37,9 @@ pub struct Rule {
     pub examples: Vec<String>,
     /// Lines no rule of the profile may match.
     pub counterexamples: Vec<String>,
-    /// Per pattern, its required literals ([`crate::matcher::literal::required`]).
+    /// Per pattern, its required literals ([`crate::profile::literal::required`]).
     pub literals: Vec<Option<Vec<String>>>,
-    /// Per pattern, its form for `regex-lite` ([`crate::matcher::lite`]): built-in
+    /// Per pattern, its form for `regex-lite` ([`crate::profile::lite`]): built-in
     /// patterns only, worked out when faultsift was built. Patterns from files
     /// always run on `regex`, whose lazy DFA keeps an author's large pattern fast.
     pub lite: Vec<Option<super::builtin::LiteForm>>,
@@ -226,7 +226,7 @@ pub fn check_pattern(pattern: &str, case_insensitive: bool) -> Result<Option<Vec
     if hir.properties().minimum_len() == Some(0) {
         return Err(RuleError::MatchesEmpty { pattern: shown(pattern) });
     }
-    Ok(crate::matcher::literal::required(&hir, case_insensitive))
+    Ok(crate::profile::literal::required(&hir, case_insensitive))
 }
 
 fn syntax_error(pattern: &str, err: &regex_syntax::Error) -> RuleError {

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use faultsift::CompiledProfile;
-use faultsift::matcher::Found;
+use faultsift::pipeline::matcher::Found;
 use faultsift::profile::{Layer, Resolver, builtin};
 
 use crate::util::testdata;

@@ -11,10 +11,8 @@ pub struct Json {
     pub pretty: bool,
 }
 
-/// Room for a verdict's line: ~450 bytes without a hit, 700–1,200 with one
-/// (the fixtures' verdicts under five profiles). `serde_json`'s own buffer
-/// starts at 128 and doubles: two or three more allocations and copies per
-/// log of a batch.
+/// Room for a typical verdict's line, with a hit. `serde_json`'s own buffer
+/// starts small and doubles: more allocations and copies per log of a batch.
 const LINE_CAPACITY: usize = 1024;
 
 fn line(value: &impl serde::Serialize, pretty: bool) -> Vec<u8> {

@@ -13,7 +13,6 @@ pub use text::Text;
 
 use std::sync::Arc;
 
-use crate::config::Format;
 use crate::output::summary::Summary;
 use crate::output::verdict::{Action, Verdict};
 
@@ -37,6 +36,20 @@ pub fn for_format(format: Format, pretty: bool, color: bool) -> Arc<dyn Renderer
         Format::Github => Arc::new(Github),
         Format::Markdown => Arc::new(Markdown),
     }
+}
+
+/// Output formats of `classify`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// JSON Lines: one verdict object per log (the default).
+    Json,
+    /// One line per log for people, coloured on a terminal.
+    Text,
+    /// GitHub Actions workflow commands (annotations), and a Markdown table
+    /// appended to `$GITHUB_STEP_SUMMARY` when it is set.
+    Github,
+    /// A Markdown table, for any CI's job summary.
+    Markdown,
 }
 
 /// The SGR colour code an action is painted with, wherever it is painted.

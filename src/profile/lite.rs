@@ -3,11 +3,11 @@
 //! faultsift runs once per log, so a regex is compiled for one search or two.
 //! `regex` compiles a pattern with a Unicode class (`\s`, `\d`, `[⎿●]`, all
 //! over the built-in profiles) through a UTF-8 automaton builder whose table
-//! alone is ~320 KB of fresh memory: about 0.3 ms of page faults per process,
-//! as much as the rest of classifying a log. `regex-lite` compiles the same
-//! pattern in microseconds and also searches in linear time, but ~5× slower:
-//! a pattern moves to `regex` once it has searched `matcher::LITE_SEARCHES`
-//! lines, as in a batch of failing logs.
+//! is a lot of fresh memory: page faults that cost a one-shot process as much
+//! as the rest of classifying a log. `regex-lite` compiles the same pattern in
+//! microseconds and also searches in linear time, but several times slower:
+//! a batch of many logs runs the patterns on `regex` instead
+//! (`matcher::Workload`).
 //!
 //! The engines differ only where `regex-lite` is ASCII-only: the `\s`, `\d`
 //! and `\w` classes, case folding and word boundaries. The lite form of a

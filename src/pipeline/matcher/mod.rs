@@ -2,10 +2,7 @@
 //! automaton over their required literals that finds candidate lines in one
 //! pass, and one regex per pattern for the line's verdict, span and captures
 //! (on `regex`, or, for built-in patterns in a one-shot run, on `regex-lite`:
-//! see [`lite`] and [`Workload`]) — and the scan under a deadline.
-
-pub mod lite;
-pub mod literal;
+//! see [`crate::profile::lite`] and [`Workload`]) — and the scan under a deadline.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -392,7 +389,7 @@ impl CompiledProfile {
             return Some(engine);
         }
         let full = || self.full[pattern].get_or_init(|| build_regex(&self.patterns[pattern]).ok().map(Engine::Full));
-        if lite.is_some_and(|l| l.ascii_words) && lite::needs_unicode_words(line) {
+        if lite.is_some_and(|l| l.ascii_words) && crate::profile::lite::needs_unicode_words(line) {
             return full().as_ref();
         }
         match self.workload {
@@ -442,9 +439,9 @@ impl CompiledProfile {
     /// the Unicode word boundaries of its line or in a batch: built-in
     /// patterns compile in under a millisecond) and no line is longer than
     /// [`BOUNDED_LINE`]. Such a scan passes its deadline by the searches of at
-    /// most `DEADLINE_BYTES` plus one line: a few milliseconds for the slowest
-    /// built-in profile on its own literals (`cargo bench --bench pipeline
-    /// bounded`), where the watchdog allows 100 ms. A pattern from a file has no
+    /// most `DEADLINE_BYTES` plus one line, well within the watchdog's grace
+    /// for the slowest built-in profile on its own literals (`cargo bench
+    /// --bench pipeline bounded` measures it). A pattern from a file has no
     /// such bound, nor does a long line.
     pub fn scan_is_bounded(&self, cleaned: &Cleaned) -> bool {
         self.lite.iter().all(Option::is_some) && cleaned.lines.iter().all(|l| l.end - l.start <= BOUNDED_LINE)
