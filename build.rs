@@ -5,6 +5,8 @@
 //!   (for `classify`, which then parses no TOML and no regex syntax for a
 //!   built-in profile). A built-in pattern that does not parse fails the build.
 //! - `$OUT_DIR/bait.rs`: the bait corpus `testdata/bait/*.txt` for `test`.
+//! - `$OUT_DIR/corpus.rs`: the real fault lines `testdata/corpus/real.tsv`,
+//!   whose recall per split `test` reports.
 
 #![allow(clippy::expect_used)] // A build script fails by panicking, with the message.
 
@@ -25,6 +27,12 @@ fn main() {
     println!("cargo:rerun-if-changed=src/profile/lite.rs");
     write(&out.join("builtins.rs"), &builtins(&root.join("profiles")));
     write(&out.join("bait.rs"), &bait(&root.join("testdata/bait")));
+    let real = root.join("testdata/corpus/real.tsv");
+    println!("cargo:rerun-if-changed={}", real.display());
+    write(
+        &out.join("corpus.rs"),
+        &format!("/// `testdata/corpus/real.tsv`.\npub const REAL: &str = include_str!({:?});\n", real.display().to_string()),
+    );
 }
 
 fn write(path: &Path, text: &str) {

@@ -148,7 +148,7 @@ fn test_report_human(reports: &[check::ProfileReport]) -> String {
     for r in reports {
         let c = &r.counts;
         out.push_str(&format!(
-            "{} {} ({}): {}, {}, {}, {}, {}{}\n",
+            "{} {} ({}): {}, {}, {}, {}, {}{}{}\n",
             if c.failures == 0 { "ok  " } else { "FAIL" },
             c.profile,
             c.origin,
@@ -158,6 +158,11 @@ fn test_report_human(reports: &[check::ProfileReport]) -> String {
             plural(c.bait_lines, "bait line"),
             plural(c.self_lines, "own line"),
             if c.clean_log_lines > 0 { format!(", {} clean-log lines", c.clean_log_lines) } else { String::new() },
+            if c.corpus_train.lines + c.corpus_test.lines > 0 {
+                format!("; corpus recall train {}, test {}", c.corpus_train, c.corpus_test)
+            } else {
+                String::new()
+            },
         ));
     }
     let failures: usize = reports.iter().map(|r| r.failures.len()).sum();

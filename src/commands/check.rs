@@ -1,11 +1,13 @@
 //! The checks of `faultsift test` (SPEC §5): examples, counterexamples, the bait
-//! corpus, self-match, lints, and clean logs. Pure: profiles and texts in,
-//! findings out.
+//! corpus, self-match, lints, and clean logs; and, for a profile named like a
+//! built-in, its recall on the corpus of real fault lines, per split. Pure:
+//! profiles and texts in, findings out.
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 use serde::Serialize;
 
 use crate::commands::bait::BaitLine;
+use crate::commands::corpus::{self, Recall, Split};
 use crate::pipeline::clean::{clean, clean_line};
 use crate::pipeline::matcher::CompiledProfile;
 use crate::profile::literal;
@@ -53,6 +55,9 @@ pub enum CheckKind {
     UnicodeRepetition,
     /// A top-level key that is not part of the format (a warning).
     UnknownKey,
+    /// A `train` line of the corpus that the profile does not classify as an
+    /// environment fault (a warning; `test` lines are only counted).
+    CorpusMiss,
 }
 
 /// One failed check (or warning).
@@ -91,6 +96,10 @@ pub struct Counts {
     pub self_lines: usize,
     /// Clean-log lines checked.
     pub clean_log_lines: usize,
+    /// Recall on the corpus lines of the profile's program, `train` split.
+    pub corpus_train: Recall,
+    /// Recall on the held-out `test` split.
+    pub corpus_test: Recall,
     /// Failures.
     pub failures: usize,
     /// Warnings.
@@ -225,6 +234,25 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
                     Some(line.to_string()),
                 ));
             }
+        }
+    }
+
+    // A line of the corpus is caught when its rule (the first that matches it)
+    // pauses or retries: the line alone, as the bait is checked.
+    for line in corpus::for_profile(&profile.name) {
+        let caught = first_rule(line.line).is_some_and(|r| profile.rules[r].action.is_env_fault());
+        match line.split {
+            Split::Train => c.corpus_train.add(caught),
+            Split::Test => c.corpus_test.add(caught),
+        }
+        if !caught && line.split == Split::Train {
+            r.warnings.push(finding(
+                None,
+                CheckKind::CorpusMiss,
+                format!("a real {} fault line ({}) is not an environment fault", line.cli, line.kind),
+                Some(line.source.to_string()),
+                Some(clean_line(line.line)),
+            ));
         }
     }
 

@@ -3,5 +3,6 @@
 
 pub mod bait;
 pub mod check;
+pub mod corpus;
 pub mod explain;
 pub mod show;

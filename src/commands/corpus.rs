@@ -1,0 +1,143 @@
+//! The corpus of real fault lines (`testdata/corpus/real.tsv`), compiled in:
+//! lines that the agent CLIs and CI tools printed when their environment
+//! failed, each with its source, its date and its split. For each program the
+//! newest third by date is `test`, the rest `train`: rules are written from
+//! `train`, and `test` measures how they do on lines nobody tuned them to.
+
+include!(concat!(env!("OUT_DIR"), "/corpus.rs"));
+
+use serde::Serialize;
+
+/// Which part of the corpus a line belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Split {
+    /// Rules may be written from it.
+    Train,
+    /// Held out: it only measures.
+    Test,
+}
+
+/// One line of the corpus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CorpusLine {
+    /// The program that printed it (`claude-code`, `npm`, …).
+    pub cli: &'static str,
+    /// The fault's kind as the collector judged it.
+    pub kind: &'static str,
+    /// The line, verbatim.
+    pub line: &'static str,
+    /// Where it was captured.
+    pub source: &'static str,
+    /// The date of the post that quotes it (`YYYY-MM-DD`), or empty.
+    pub date: &'static str,
+    /// Its split.
+    pub split: Split,
+}
+
+/// Every corpus line, in file order. A row without its seven columns is
+/// skipped (the file is checked by the tests).
+pub fn lines() -> impl Iterator<Item = CorpusLine> {
+    REAL.lines().skip(1).filter_map(|row| {
+        let mut cols = row.split('\t');
+        let mut next = || cols.next();
+        let (cli, kind, line, source, date, split) = (next()?, next()?, next()?, next()?, next()?, next()?);
+        let split = match split {
+            "train" => Split::Train,
+            "test" => Split::Test,
+            _ => return None,
+        };
+        Some(CorpusLine { cli, kind, line, source, date, split })
+    })
+}
+
+/// The built-in profile that reads the logs of `cli`: each agent CLI its own,
+/// every CI tool `ci`.
+pub fn profile_for(cli: &str) -> &'static str {
+    match cli {
+        "claude-code" => "claude",
+        "codex" => "codex",
+        "gemini-cli" => "gemini",
+        "qwen-code" => "qwen",
+        "opencode" => "opencode",
+        "aider" => "aider",
+        "copilot-cli" => "copilot",
+        "goose" => "goose",
+        "cursor-agent" => "cursor",
+        "openhands" => "openhands",
+        _ => "ci",
+    }
+}
+
+/// The corpus lines of the profile named `profile`.
+pub fn for_profile(profile: &str) -> impl Iterator<Item = CorpusLine> + '_ {
+    lines().filter(move |l| profile_for(l.cli) == profile)
+}
+
+/// Lines caught out of lines tried, on one split.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Recall {
+    /// Lines classified as an environment fault.
+    pub caught: usize,
+    /// Lines tried.
+    pub lines: usize,
+}
+
+impl Recall {
+    /// Counts one line.
+    pub fn add(&mut self, caught: bool) {
+        self.lines += 1;
+        self.caught += usize::from(caught);
+    }
+
+    /// The share caught (1 when there is nothing to catch).
+    pub fn share(&self) -> f64 {
+        if self.lines == 0 { 1.0 } else { self.caught as f64 / self.lines as f64 }
+    }
+}
+
+impl std::fmt::Display for Recall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{} ({:.0}%)", self.caught, self.lines, self.share() * 100.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_parses_and_names_its_source() {
+        let rows = REAL.lines().skip(1).count();
+        let parsed: Vec<_> = lines().collect();
+        assert_eq!(parsed.len(), rows, "a row lost its columns or has an unknown split");
+        assert!(parsed.iter().all(|l| !l.line.is_empty() && !l.source.is_empty()));
+    }
+
+    #[test]
+    fn the_newest_third_of_each_program_is_the_test_split() {
+        let mut by_cli: std::collections::BTreeMap<&str, Vec<CorpusLine>> = Default::default();
+        for l in lines() {
+            by_cli.entry(l.cli).or_default().push(l);
+        }
+        for (cli, mut rows) in by_cli {
+            // File order breaks ties between lines of one date.
+            rows.sort_by_key(|l| l.date);
+            let held = rows.len() / 3;
+            let (train, test) = rows.split_at(rows.len() - held);
+            assert!(train.iter().all(|l| l.split == Split::Train), "{cli}: a train line among the oldest");
+            assert!(test.iter().all(|l| l.split == Split::Test), "{cli}: a test line is not among the newest third");
+        }
+    }
+
+    #[test]
+    fn recall_counts_and_shares() {
+        let mut r = Recall::default();
+        assert_eq!(r.share(), 1.0);
+        r.add(true);
+        r.add(false);
+        r.add(true);
+        assert_eq!((r.caught, r.lines), (2, 3));
+        assert_eq!(r.to_string(), "2/3 (67%)");
+    }
+}
