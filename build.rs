@@ -31,8 +31,22 @@ fn main() {
     println!("cargo:rerun-if-changed={}", real.display());
     write(
         &out.join("corpus.rs"),
-        &format!("/// `testdata/corpus/real.tsv`.\npub const REAL: &str = include_str!({:?});\n", real.display().to_string()),
+        &format!(
+            "/// `testdata/corpus/real.tsv`.\npub const REAL: &str = include_str!({:?});\n",
+            real.display().to_string()
+        ),
     );
+}
+
+/// A built-in pattern's syntax tree, or the parser's message (a pattern that
+/// does not parse fails the build).
+fn parse(pattern: &str, case_insensitive: bool) -> Result<regex_syntax::hir::Hir, String> {
+    regex_syntax::ParserBuilder::new()
+        .case_insensitive(case_insensitive)
+        .nest_limit(64)
+        .build()
+        .parse(pattern)
+        .map_err(|e| e.to_string())
 }
 
 fn write(path: &Path, text: &str) {
@@ -120,12 +134,7 @@ fn builtins(dir: &Path) -> String {
                 "            LeanRule {{ id: {id:?}, kind: {kind:?}, action: Action::{variant}, case_insensitive: {ci}, patterns: &["
             );
             for p in &patterns {
-                let hir = regex_syntax::ParserBuilder::new()
-                    .case_insensitive(ci)
-                    .nest_limit(64)
-                    .build()
-                    .parse(p)
-                    .unwrap_or_else(|e| panic!("{}: rule {id}: {e}", f.display()));
+                let hir = parse(p, ci).unwrap_or_else(|e| panic!("{}: rule {id}: {e}", f.display()));
                 assert_ne!(
                     hir.properties().minimum_len(),
                     Some(0),
@@ -142,9 +151,27 @@ fn builtins(dir: &Path) -> String {
                 };
                 let _ = write!(out, "LeanPattern {{ source: {p:?}, literals: {literals}, lite: {lite} }}, ");
             }
-            out.push_str("] },\n");
+            let after = match rule.get("after").and_then(|v| v.as_table()) {
+                Some(a) => {
+                    let pattern = a.get("pattern").and_then(|v| v.as_str()).unwrap_or_default();
+                    let within = a.get("within").and_then(|v| v.as_integer()).unwrap_or(0);
+                    parse(pattern, ci).unwrap_or_else(|e| panic!("{}: rule {id}: after: {e}", f.display()));
+                    format!("Some(LeanAfter {{ pattern: {pattern:?}, within: {within} }})")
+                }
+                None => "None".to_string(),
+            };
+            let _ = writeln!(out, "], after: {after} }},");
         }
-        out.push_str("        ],\n    },\n");
+        out.push_str("        ],\n");
+        let progress: Vec<&str> = table
+            .get("progress")
+            .and_then(|v| v.as_array())
+            .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        for p in &progress {
+            parse(p, false).unwrap_or_else(|e| panic!("{}: progress: {e}", f.display()));
+        }
+        let _ = writeln!(out, "        progress: &{progress:?},\n    }},");
     }
     out.push_str("];\n");
     out

@@ -144,7 +144,15 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
         for example in &rule.examples {
             c.examples += 1;
             let line = clean_line(example);
-            let matched = compiled.matching_patterns(&line).into_iter().any(|p| compiled.rule_of(p) == i);
+            // A rule with `after` is shown a multi-line example: the framing
+            // above, its own line last, which must be the window's last hit.
+            let matched = if rule.after.is_some() {
+                let cleaned = clean(example.as_bytes(), false);
+                let last = cleaned.lines.len().checked_sub(1);
+                compiled.scan(&cleaned, None).last.is_some_and(|h| h.rule == i && Some(h.line) == last)
+            } else {
+                compiled.matching_patterns(&line).into_iter().any(|p| compiled.rule_of(p) == i)
+            };
             if !matched {
                 r.failures.push(finding(
                     Some(qid(i)),
@@ -157,7 +165,14 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
         }
         for counter in &rule.counterexamples {
             c.counterexamples += 1;
-            if let Some(hit) = first_rule(counter) {
+            // A multi-line counterexample is scanned as a window: no line of it
+            // may be a hit.
+            let hit = if counter.contains('\n') {
+                compiled.scan(&clean(counter.as_bytes(), false), None).last.map(|h| h.rule)
+            } else {
+                first_rule(counter)
+            };
+            if let Some(hit) = hit {
                 r.failures.push(finding(
                     Some(qid(i)),
                     CheckKind::Counterexample,
@@ -167,7 +182,12 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
                 ));
             }
         }
-        if !rule.examples.is_empty() && rule.examples.iter().all(|e| first_rule(e).is_some_and(|w| w < i)) {
+        // Examples of a rule with `after` hold their framing lines: joined into
+        // one line, they say nothing about which rule wins.
+        if rule.after.is_none()
+            && !rule.examples.is_empty()
+            && rule.examples.iter().all(|e| first_rule(e).is_some_and(|w| w < i))
+        {
             let earlier = rule.examples.first().and_then(|e| first_rule(e)).map(qid).unwrap_or_default();
             r.failures.push(finding(
                 Some(qid(i)),

@@ -11,6 +11,8 @@ struct Doc<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<&'a str>,
     carries_model_output: bool,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    progress: &'a [String],
     rule: Vec<RuleDoc<'a>>,
 }
 
@@ -33,6 +35,8 @@ struct RuleDoc<'a> {
     examples: &'a [String],
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     counterexamples: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    after: Option<&'a crate::profile::After>,
 }
 
 /// The profile as TOML, with a header comment saying where it resolved from.
@@ -42,6 +46,7 @@ pub fn to_toml(profile: &Profile) -> Result<String, toml::ser::Error> {
         name: &profile.name,
         description: profile.description.as_deref(),
         carries_model_output: profile.carries_model_output,
+        progress: &profile.progress,
         rule: profile
             .rules
             .iter()
@@ -56,6 +61,7 @@ pub fn to_toml(profile: &Profile) -> Result<String, toml::ser::Error> {
                 source: r.source.as_deref(),
                 examples: &r.examples,
                 counterexamples: &r.counterexamples,
+                after: r.after.as_ref(),
             })
             .collect(),
     };

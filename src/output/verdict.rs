@@ -27,6 +27,7 @@
 //! | `timed_out` | bool | the deadline stopped the scan |
 //! | `error` | string or null | why the log could not be read |
 //! | `elapsed_us` | integer | microseconds spent on this log |
+//! | `recovered` | bool | the winning fault was followed by progress: the session got past it, and the verdict is `charge` |
 
 use std::collections::BTreeMap;
 
@@ -110,6 +111,12 @@ pub struct Verdict {
     pub error: Option<String>,
     /// Microseconds spent on this log.
     pub elapsed_us: u64,
+    /// True when the last fault in the window was followed by lines showing the
+    /// agent working again (the profile's `progress` patterns): the session got
+    /// past it, so it is not what the session died of. `action` is then
+    /// `charge`; `kind`, `rule` and `evidence` name the fault it recovered from.
+    #[serde(default)]
+    pub recovered: bool,
 }
 
 /// One rule that matched in the window.

@@ -55,6 +55,7 @@ fn base(subject: Subject<'_>, action: Action, reason: String) -> Verdict {
         timed_out: false,
         error: None,
         elapsed_us: 0,
+        recovered: false,
     }
 }
 
@@ -148,14 +149,21 @@ pub fn decide(
                 captures.groups = found.groups.into_iter().map(|(k, v)| (k, safe_text(&v))).collect();
                 captures.retry_after_s = captures.groups.get("retry_after").and_then(|t| parse_duration_secs(t));
             }
-            let reason = match rule.action {
-                Action::Charge => format!("the work failed ({}): {ev}", rule.kind),
-                _ => match subject.status {
+            let recovered = scan.recovered_at.map(&offset_of);
+            let reason = match (rule.action, recovered) {
+                (Action::Charge, _) => format!("the work failed ({}): {ev}", rule.kind),
+                (_, Some(at)) => format!(
+                    "the session recovered from an environment fault ({}) and went on working (from offset {at}), so the fault is not what it died of: {ev}",
+                    rule.kind
+                ),
+                (_, None) => match subject.status {
                     Some(status) => format!("environment fault ({}) in {status} session: {ev}", rule.kind),
                     None => format!("environment fault ({}): {ev}", rule.kind),
                 },
             };
-            let mut v = base(subject, rule.action, reason);
+            let action = if recovered.is_some() { Action::Charge } else { rule.action };
+            let mut v = base(subject, action, reason);
+            v.recovered = recovered.is_some();
             v.kind = Some(rule.kind.clone());
             v.rule = Some(rule.qualified_id());
             v.evidence = Some(ev);

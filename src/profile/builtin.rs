@@ -20,6 +20,8 @@ pub struct Builtin {
     pub disable: &'static [&'static str],
     /// The rules, ready to match.
     pub rules: &'static [LeanRule],
+    /// Patterns of lines that show the agent working again.
+    pub progress: &'static [&'static str],
 }
 
 /// A built-in rule as matching needs it (no examples, no prose).
@@ -35,6 +37,17 @@ pub struct LeanRule {
     pub case_insensitive: bool,
     /// Its patterns.
     pub patterns: &'static [LeanPattern],
+    /// The framing a line above must have.
+    pub after: Option<LeanAfter>,
+}
+
+/// A built-in rule's `after`.
+#[derive(Debug, Clone, Copy)]
+pub struct LeanAfter {
+    /// The framing line's regex.
+    pub pattern: &'static str,
+    /// How many lines above it may be.
+    pub within: usize,
 }
 
 /// A built-in pattern with what `build.rs` worked out from its syntax tree.

@@ -12,7 +12,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use resolve::{Layer, Resolver};
-pub use schema::{MAX_PATTERN_LEN, ProfileFile, Rule};
+pub use schema::{After, MAX_PATTERN_LEN, ProfileFile, Rule};
 
 /// Where a profile came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,6 +52,9 @@ pub struct Profile {
     pub origin: Origin,
     /// Its rules in match order: inherited first, then its own.
     pub rules: Vec<Rule>,
+    /// Patterns of lines that show the agent working again after a fault
+    /// (SPEC §1.5): inherited first, then its own.
+    pub progress: Vec<String>,
     /// Unknown top-level keys of its files (reported by `test`).
     pub unknown_keys: Vec<String>,
     /// Every file it was built from, base first: `(origin label, TOML text)`.

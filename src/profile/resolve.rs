@@ -242,6 +242,7 @@ fn lean(b: &builtin::Builtin) -> ProfileFile {
             source: None,
             examples: Vec::new(),
             counterexamples: Vec::new(),
+            after: r.after.map(|a| super::After { pattern: a.pattern.to_string(), within: a.within }),
             literals: r
                 .patterns
                 .iter()
@@ -258,6 +259,7 @@ fn lean(b: &builtin::Builtin) -> ProfileFile {
         extends: b.extends.map(str::to_string),
         disable: b.disable.iter().map(|d| (*d).to_string()).collect(),
         rules,
+        progress: b.progress.iter().map(|p| (*p).to_string()).collect(),
         unknown_keys: Vec::new(),
     }
 }
@@ -269,6 +271,7 @@ fn standalone(file: ProfileFile, origin: Origin, text: Option<(String, String)>)
         carries_model_output: file.carries_model_output.unwrap_or(false),
         origin,
         rules: file.rules,
+        progress: file.progress,
         unknown_keys: file.unknown_keys,
         texts: text.into_iter().collect(),
     }
@@ -297,6 +300,12 @@ fn merge(
             None => rules.push(rule),
         }
     }
+    let mut progress = base.progress;
+    for p in file.progress {
+        if !progress.contains(&p) {
+            progress.push(p);
+        }
+    }
     let mut unknown_keys = base.unknown_keys;
     unknown_keys.extend(file.unknown_keys);
     let mut texts = base.texts;
@@ -307,6 +316,7 @@ fn merge(
         carries_model_output: file.carries_model_output.unwrap_or(base.carries_model_output),
         origin,
         rules,
+        progress,
         unknown_keys,
         texts,
     })

@@ -14,6 +14,24 @@ pub const MAX_PATTERN_LEN: usize = 4096;
 /// Nesting deeper than this is rejected by the regex parser.
 const NEST_LIMIT: u32 = 64;
 
+/// The most lines above its line that a rule's `after` framing may be: a
+/// multi-line error (a JSON body, a `Caused by:` chain) is a few dozen lines
+/// at most, and each hit searches that many lines again.
+pub const MAX_AFTER_WITHIN: usize = 50;
+
+/// A rule's framing condition: the rule matches a line only when a line
+/// within `within` lines above it matches `pattern` (a multi-line error whose
+/// cause is printed below its first line).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct After {
+    /// The framing line's regex.
+    pub pattern: String,
+    /// How many lines above the matched line the framing may be (1 = the line
+    /// just above).
+    pub within: usize,
+}
+
 /// One rule, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
@@ -37,6 +55,8 @@ pub struct Rule {
     pub examples: Vec<String>,
     /// Lines no rule of the profile may match.
     pub counterexamples: Vec<String>,
+    /// The framing a line above must have, for multi-line errors.
+    pub after: Option<After>,
     /// Per pattern, its required literals ([`crate::profile::literal::required`]).
     pub literals: Vec<Option<Vec<String>>>,
     /// Per pattern, its form for `regex-lite` ([`crate::profile::lite`]): built-in
@@ -75,6 +95,8 @@ pub struct ProfileFile {
     pub disable: Vec<String>,
     /// Its own rules, in order (`env_fault_patterns` first).
     pub rules: Vec<Rule>,
+    /// Patterns of lines that show the agent working again (recovery).
+    pub progress: Vec<String>,
     /// Top-level keys that are not part of the format (ignored by `classify`).
     pub unknown_keys: Vec<String>,
 }
@@ -89,6 +111,8 @@ struct RawProfile {
     disable: Vec<String>,
     #[serde(default)]
     env_fault_patterns: Vec<String>,
+    #[serde(default)]
+    progress: Vec<String>,
     #[serde(default)]
     rule: Vec<toml::Table>,
     #[serde(flatten)]
@@ -112,6 +136,7 @@ struct RawRule {
     examples: Vec<String>,
     #[serde(default)]
     counterexamples: Vec<String>,
+    after: Option<After>,
 }
 
 fn default_kind() -> String {
@@ -140,6 +165,7 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
             source: None,
             examples: Vec::new(),
             counterexamples: Vec::new(),
+            after: None,
             literals: vec![literals],
             lite: Vec::new(),
             builtin: false,
@@ -156,6 +182,10 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
         rules.push(rule);
     }
 
+    for (i, pattern) in raw.progress.iter().enumerate() {
+        check_pattern(pattern, false).map_err(|c| rule_err(format!("progress[{i}]"), c))?;
+    }
+
     Ok(ProfileFile {
         name,
         description: raw.description,
@@ -163,6 +193,7 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
         extends: raw.extends,
         disable: raw.disable,
         rules,
+        progress: raw.progress,
         unknown_keys: raw.other.into_keys().collect(),
     })
 }
@@ -192,6 +223,12 @@ fn rule_from_table(profile: &str, table: toml::Table) -> Result<Rule, RuleError>
         _ => return Err(RuleError::Patterns),
     };
     let literals = patterns.iter().map(|p| check_pattern(p, raw.case_insensitive)).collect::<Result<_, _>>()?;
+    if let Some(after) = &raw.after {
+        check_pattern(&after.pattern, raw.case_insensitive)?;
+        if !(1..=MAX_AFTER_WITHIN).contains(&after.within) {
+            return Err(RuleError::AfterWithin(after.within));
+        }
+    }
     Ok(Rule {
         id: raw.id,
         profile: profile.to_string(),
@@ -203,6 +240,7 @@ fn rule_from_table(profile: &str, table: toml::Table) -> Result<Rule, RuleError>
         source: raw.source,
         examples: raw.examples,
         counterexamples: raw.counterexamples,
+        after: raw.after,
         literals,
         lite: Vec::new(),
         builtin: false,
@@ -348,6 +386,10 @@ pre = "echo hi"
             ("[[rule]]\nid = \"a\"\npattern = 'x'\n[[rule]]\nid = \"a\"\npattern = 'y'\n", "duplicate rule id"),
             ("[[rule]]\nid = \"a\"\nkind = \"Conn\"\npattern = 'x'\n", "lower_snake"),
             ("[[rule]]\nid = \"a\"\n", "exactly one of"),
+            ("[[rule]]\nid = \"a\"\npattern = 'x'\nafter = { pattern = 'y', within = 0 }\n", "must be 1 to 50"),
+            ("[[rule]]\nid = \"a\"\npattern = 'x'\nafter = { pattern = 'y', within = 51 }\n", "must be 1 to 50"),
+            ("[[rule]]\nid = \"a\"\npattern = 'x'\nafter = { pattern = 'y*', within = 2 }\n", "empty string"),
+            ("[[rule]]\nid = \"a\"\npattern = 'x'\nafter = { pattern = 'y', within = 2, lines = 3 }\n", "lines"),
         ];
         for (text, needle) in cases {
             let e = parse_str(text).unwrap_err();
@@ -361,6 +403,14 @@ pre = "echo hi"
         assert!(parse_str(&long).unwrap_err().contains("the limit is 4096"));
         let deep = format!("[[rule]]\nid = \"a\"\npattern = '{}x{}'\n", "(".repeat(200), ")".repeat(200));
         assert!(parse_str(&deep).unwrap_err().contains("rule `a`: invalid regex"));
+    }
+
+    #[test]
+    fn progress_patterns_are_checked_like_rule_patterns() {
+        let f = parse("t.toml", "t", "progress = ['^⏺ Bash\\(']\n").unwrap();
+        assert_eq!(f.progress, ["^⏺ Bash\\("]);
+        let e = parse_str("progress = ['ok', '(?=x)y']\n").unwrap_err();
+        assert!(e.starts_with("t.toml: rule `progress[1]`: ") && e.contains("look-around"), "{e}");
     }
 
     #[test]

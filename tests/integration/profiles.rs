@@ -130,3 +130,45 @@ fn unknown_profile_name_lists_the_alternatives() {
     let out = Test::new().args(["classify", "--profile", "claud", "x.log"]).status(2).run();
     assert!(out.stderr.contains("no profile named `claud`") && out.stderr.contains("claude"), "{}", out.stderr);
 }
+
+/// An overlay that extends the built-in claude profile and says what progress
+/// looks like: a tool call line of Claude Code.
+const WITH_PROGRESS: &str = r#"
+name = "claude"
+extends = "claude"
+progress = ['^\s*⏺ (?:Bash|Edit|Write|Read|Update)\(']
+"#;
+
+#[test]
+fn a_fault_followed_by_progress_is_recovered_and_charged() {
+    let log = format!("{FAULT}⏺ Bash(cargo test)\n  ⎿  test result: FAILED. 37 passed; 2 failed\n> \n");
+    let t = Test::new().file("p/claude.toml", WITH_PROGRESS);
+    let v = t.args(["classify", "--profile", "p/claude.toml", "--status", "timeout"]).stdin(log.as_str()).verdict();
+    assert_eq!((v.action, v.env_fault, v.recovered), (Action::Charge, false, true));
+    // The verdict still names the fault it got past, and says why it charges.
+    assert_eq!(v.rule.as_deref(), Some("claude/connection-error-retrying"));
+    assert!(v.reason.contains("recovered from an environment fault (connection)"), "{}", v.reason);
+}
+
+#[test]
+fn a_fault_followed_only_by_chrome_is_still_the_fault() {
+    let log = format!("⏺ Bash(cargo test)\n{FAULT}> \n  ? for shortcuts\n");
+    let t = Test::new().file("p/claude.toml", WITH_PROGRESS);
+    let v = t.args(["classify", "--profile", "p/claude.toml", "--status", "timeout"]).stdin(log.as_str()).verdict();
+    assert_eq!((v.action, v.recovered), (Action::Pause, false));
+}
+
+#[test]
+fn show_prints_progress_and_after() {
+    let framed = r#"
+progress = ['^\s*⏺ Bash\(']
+[[rule]]
+id = "body"
+pattern = '"code": 503'
+after = { pattern = '^✕ \[API Error: ', within = 12 }
+"#;
+    let t = Test::new().file("f.toml", framed);
+    let out = t.args(["show", "f.toml"]).run().stdout;
+    assert!(out.contains("progress = [") && out.contains("⏺ Bash"), "{out}");
+    assert!(out.contains("within = 12"), "{out}");
+}

@@ -4,6 +4,7 @@
 //! (on `regex`, or, for built-in patterns in a one-shot run, on `regex-lite`:
 //! see [`crate::profile::lite`] and [`Workload`]) — and the scan under a deadline.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -83,6 +84,80 @@ pub struct CompiledProfile {
     literal_sets: Vec<LiteralSet>,
     /// Patterns with no required literal: tried on every line.
     always: Vec<usize>,
+    /// Per rule, its `after` framing, if it has one.
+    framings: Vec<Option<Framing>>,
+    /// The profile's progress patterns, prepared on first need.
+    progress: OnceLock<Option<Progress>>,
+    /// Every progress pattern is a built-in one (checked when faultsift was
+    /// built), so preparing them is bounded.
+    builtin_progress: bool,
+}
+
+/// A rule's `after` condition, its regex compiled on first need.
+#[derive(Debug)]
+struct Framing {
+    pattern: String,
+    within: usize,
+    regex: OnceLock<Option<Regex>>,
+}
+
+impl Framing {
+    /// Whether a line within reach above line `line` of `cleaned` holds the
+    /// framing; adds the bytes searched to `searched`.
+    fn frames(&self, cleaned: &Cleaned, line: usize, searched: &Cell<usize>) -> bool {
+        let Some(re) = self.regex.get_or_init(|| build_regex(&self.pattern).ok()) else { return false };
+        cleaned.lines[line.saturating_sub(self.within)..line].iter().rev().any(|l| {
+            let text = cleaned.line_text(l);
+            searched.set(searched.get() + text.len());
+            re.is_match(text)
+        })
+    }
+}
+
+/// The progress patterns: the literals each requires (so that lines holding
+/// none are passed over without a regex), and the patterns as one set.
+#[derive(Debug)]
+struct Progress {
+    /// Per pattern, the literals of which a matching line holds one; `None`
+    /// when a pattern requires none (every line is then searched).
+    literals: Option<Vec<String>>,
+    /// Compiled when a line holds a literal.
+    set: OnceLock<Option<regex::RegexSet>>,
+    patterns: Vec<String>,
+}
+
+impl Progress {
+    fn new(patterns: &[String]) -> Option<Self> {
+        if patterns.is_empty() {
+            return None;
+        }
+        let mut literals = Some(Vec::new());
+        for p in patterns {
+            let required = regex_syntax::Parser::new()
+                .parse(p)
+                .ok()
+                .and_then(|hir| crate::profile::literal::required(&hir, false));
+            match (required, literals.as_mut()) {
+                (Some(l), Some(all)) => all.extend(l),
+                _ => literals = None,
+            }
+        }
+        Some(Progress { literals, set: OnceLock::new(), patterns: patterns.to_vec() })
+    }
+
+    fn is_match(&self, line: &str) -> bool {
+        if self.literals.as_ref().is_some_and(|ls| !ls.iter().any(|l| line.contains(l.as_str()))) {
+            return false;
+        }
+        let set = self.set.get_or_init(|| {
+            regex::RegexSetBuilder::new(&self.patterns)
+                .size_limit(SIZE_LIMIT)
+                .dfa_size_limit(DFA_SIZE_LIMIT)
+                .build()
+                .ok()
+        });
+        set.as_ref().is_some_and(|s| s.is_match(line))
+    }
 }
 
 /// Literals of one case mode, the patterns that require each, and a searcher
@@ -255,6 +330,9 @@ pub struct RuleHits {
 pub struct Scan {
     /// The last line hit: the winner (recency).
     pub last: Option<LineHit>,
+    /// When the winner is an environment fault: the first line after it that
+    /// shows the agent working again (a progress pattern), if any.
+    pub recovered_at: Option<usize>,
     /// Per rule that hit, in profile order.
     pub hits: Vec<RuleHits>,
     /// The deadline stopped the scan before the last line.
@@ -373,7 +451,54 @@ impl CompiledProfile {
             .into_iter()
             .flatten()
             .collect();
-        Ok(CompiledProfile { profile, pattern_rule, patterns, lite, regexes, full, workload, literal_sets, always })
+        let framings = profile
+            .rules
+            .iter()
+            .map(|r| {
+                r.after.as_ref().map(|a| Framing {
+                    pattern: if r.case_insensitive { format!("(?i){}", a.pattern) } else { a.pattern.clone() },
+                    within: a.within,
+                    regex: OnceLock::new(),
+                })
+            })
+            .collect();
+        let builtin_progress = profile
+            .progress
+            .iter()
+            .all(|p| crate::profile::builtin::BUILTINS.iter().any(|b| b.progress.contains(&p.as_str())));
+        let progress = OnceLock::new();
+        if !builtin_progress {
+            // Patterns from files are compiled now, so that one over the size
+            // limits is a load error naming it, not a silent miss later.
+            let prepared = Progress::new(&profile.progress);
+            if let Some(p) = &prepared {
+                let set = regex::RegexSetBuilder::new(&p.patterns)
+                    .size_limit(SIZE_LIMIT)
+                    .dfa_size_limit(DFA_SIZE_LIMIT)
+                    .build()
+                    .map_err(|e| ProfileError::Rule {
+                        origin: origin.to_string(),
+                        rule: "progress".into(),
+                        cause: compile_error(&p.patterns.join(" | "), e),
+                    })?;
+                let _ = p.set.set(Some(set));
+            }
+            let _ = progress.set(prepared);
+        }
+        Ok(CompiledProfile {
+            profile,
+            pattern_rule,
+            patterns,
+            lite,
+            regexes,
+            full,
+            workload,
+            literal_sets,
+            always,
+            framings,
+            progress,
+            builtin_progress,
+        })
     }
 
     /// The rule index of pattern `pattern`.
@@ -417,16 +542,57 @@ impl CompiledProfile {
 
     /// The first rule (in profile order) matching `line`, with the first of its
     /// patterns that matched.
+    /// A rule with an `after` framing never matches a line on its own.
     pub fn first_rule(&self, line: &str) -> Option<(usize, usize)> {
+        self.first_rule_framed(line, |_| false)
+    }
+
+    /// The first rule matching line `line` of `cleaned`, with the first of its
+    /// patterns that matched; a rule with `after` only when its framing is in
+    /// reach above. Adds the bytes its framings searched to `searched`.
+    pub fn first_rule_at(&self, cleaned: &Cleaned, line: usize, searched: &Cell<usize>) -> Option<(usize, usize)> {
+        let text = cleaned.line_text(&cleaned.lines[line]);
+        self.first_rule_framed(text, |f| f.frames(cleaned, line, searched))
+    }
+
+    fn first_rule_framed(&self, line: &str, framed: impl Fn(&Framing) -> bool) -> Option<(usize, usize)> {
         // Patterns are numbered in rule order, so the lowest matching pattern
-        // belongs to the first matching rule.
-        let p = self.line_candidates(line).into_iter().find(|&p| self.is_match(p, line))?;
+        // belongs to the first matching rule. The framing is searched last:
+        // it reads lines above.
+        let p = self
+            .line_candidates(line)
+            .into_iter()
+            .find(|&p| self.is_match(p, line) && self.framings[self.pattern_rule[p]].as_ref().is_none_or(&framed))?;
         Some((self.pattern_rule[p], p))
     }
 
-    /// Every pattern index that matches `line`.
+    /// Every pattern index that matches `line` (framings not considered).
     pub fn matching_patterns(&self, line: &str) -> Vec<usize> {
         self.line_candidates(line).into_iter().filter(|&p| self.is_match(p, line)).collect()
+    }
+
+    /// The first line after line `after` that shows the agent working again,
+    /// searched up to `deadline`: `Err(())` when the deadline passed first.
+    fn progress_after(
+        &self,
+        cleaned: &Cleaned,
+        after: usize,
+        pacer: &mut Pacer,
+        deadline: Option<Instant>,
+    ) -> Result<Option<usize>, ()> {
+        let Some(progress) = self.progress.get_or_init(|| Progress::new(&self.profile.progress)) else {
+            return Ok(None);
+        };
+        for (i, line) in cleaned.lines.iter().enumerate().skip(after + 1) {
+            let text = cleaned.line_text(line);
+            if pacer.due(text.len()) && deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(());
+            }
+            if progress.is_match(text) {
+                return Ok(Some(i));
+            }
+        }
+        Ok(None)
     }
 
     /// The span and named groups of pattern `pattern` in `line`.
@@ -444,7 +610,9 @@ impl CompiledProfile {
     /// --bench pipeline bounded` measures it). A pattern from a file has no
     /// such bound, nor does a long line.
     pub fn scan_is_bounded(&self, cleaned: &Cleaned) -> bool {
-        self.lite.iter().all(Option::is_some) && cleaned.lines.iter().all(|l| l.end - l.start <= BOUNDED_LINE)
+        self.lite.iter().all(Option::is_some)
+            && self.builtin_progress
+            && cleaned.lines.iter().all(|l| l.end - l.start <= BOUNDED_LINE)
     }
 
     /// Scans the window; the last line hit wins. One literal search over the
@@ -478,13 +646,23 @@ impl CompiledProfile {
                 scan.timed_out = true;
                 break;
             }
-            let Some((rule, pattern)) = self.first_rule(text) else { continue };
+            let searched = Cell::new(0);
+            let hit = self.first_rule_at(cleaned, line, &searched);
+            pacer.spent(searched.get());
+            let Some((rule, pattern)) = hit else { continue };
             let slot = per_rule[rule].get_or_insert(RuleHits { rule, count: 0, last_line: line });
             slot.count += 1;
             slot.last_line = line;
             scan.last = Some(LineHit { line, rule, pattern });
         }
         scan.hits = per_rule.into_iter().flatten().collect();
+        // A fault the session got past is not what it died of (SPEC §1.5).
+        if let Some(last) = scan.last.filter(|l| !scan.timed_out && self.profile.rules[l.rule].action.is_env_fault()) {
+            match self.progress_after(cleaned, last.line, &mut pacer, deadline) {
+                Ok(at) => scan.recovered_at = at,
+                Err(()) => scan.timed_out = true,
+            }
+        }
         scan
     }
 }
@@ -503,6 +681,11 @@ impl Default for Pacer {
 }
 
 impl Pacer {
+    /// Counts `len` bytes searched besides the lines themselves (framings).
+    fn spent(&mut self, len: usize) {
+        self.unchecked += len;
+    }
+
     /// Whether to look at the clock before searching a line of `len` bytes.
     fn due(&mut self, len: usize) -> bool {
         let due = self.unchecked >= DEADLINE_BYTES;
@@ -538,6 +721,7 @@ mod tests {
             carries_model_output: false,
             origin: Origin::Builtin,
             rules: f.rules,
+            progress: f.progress,
             unknown_keys: Vec::new(),
             texts: Vec::new(),
         };
@@ -652,6 +836,45 @@ mod tests {
         assert_eq!(Workload::for_logs(1), Workload::Few);
         assert_eq!(Workload::for_logs(Workload::MANY_LOGS - 1), Workload::Few);
         assert_eq!(Workload::for_logs(Workload::MANY_LOGS), Workload::Many);
+    }
+
+    /// A rule for a JSON body's cause line, framed by the error's first line
+    /// within three lines above; and a plain rule.
+    const FRAMED: &str = r#"
+progress = ['^\s*⏺ (?:Bash|Edit)\(']
+[[rule]]
+id = "body-503"
+pattern = '"code": 503'
+after = { pattern = '^✕ \[API Error: ', within = 3 }
+[[rule]]
+id = "retrying"
+pattern = '^Retrying in \d+s'
+"#;
+
+    #[test]
+    fn a_framed_rule_matches_only_below_its_framing_within_reach() {
+        let c = compiled(FRAMED).unwrap();
+        let scan = |text: &str| c.scan(&clean(text.as_bytes(), false), None).last.map(|h| (h.line, h.rule));
+        assert_eq!(scan("✕ [API Error: {\n  \"error\": {\n    \"code\": 503,\n"), Some((2, 0)));
+        // Three lines above is in reach; four is not.
+        assert_eq!(scan("✕ [API Error: {\na\nb\n\"code\": 503\n"), Some((3, 0)));
+        assert_eq!(scan("✕ [API Error: {\na\nb\nc\n\"code\": 503\n"), None);
+        // The framing must be above, not below; and a line alone never matches.
+        assert_eq!(scan("\"code\": 503\n✕ [API Error: {\n"), None);
+        assert_eq!(c.first_rule("\"code\": 503"), None);
+        assert_eq!(c.first_rule("Retrying in 4s"), Some((1, 1)));
+    }
+
+    #[test]
+    fn progress_after_the_last_fault_is_recovery_and_chrome_is_not() {
+        let c = compiled(FRAMED).unwrap();
+        let scan = |text: &str| c.scan(&clean(text.as_bytes(), false), None);
+        let recovered = scan("Retrying in 4s\n> \n⏺ Bash(cargo test)\nok\n");
+        assert_eq!((recovered.last.map(|h| h.line), recovered.recovered_at), (Some(0), Some(2)));
+        // Only prompt and status lines after the fault: still the fault.
+        assert_eq!(scan("Retrying in 4s\n> \n  ? for shortcuts\n").recovered_at, None);
+        // Progress before the fault does not count.
+        assert_eq!(scan("⏺ Bash(ls)\nRetrying in 4s\n").recovered_at, None);
     }
 
     #[test]
