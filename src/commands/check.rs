@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::commands::bait::BaitLine;
 use crate::pipeline::clean::{clean, clean_line};
 use crate::pipeline::matcher::CompiledProfile;
+use crate::pipeline::records;
 use crate::profile::literal;
 
 /// A literal shorter than this (in characters) cannot anchor a fast search.
@@ -128,14 +129,36 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
     let finding = |rule: Option<String>, check, message: String, location: Option<String>, text: Option<String>| {
         Finding { profile: profile.name.clone(), rule, check, message, location, text }
     };
-    let first_rule = |text: &str| compiled.first_rule(&clean_line(text)).map(|(rule, _)| rule);
+    let first_text_rule = |text: &str| compiled.first_rule(&clean_line(text)).map(|(rule, _)| rule);
     let qid = |i: usize| profile.rules[i].qualified_id();
 
     for (i, rule) in profile.rules.iter().enumerate() {
+        // A record rule's examples and counterexamples are record lines, read
+        // as `classify` reads a JSON Lines window.
+        let is_record = rule.is_record_rule();
+        let as_record = |text: &str| records::parse(text.trim().as_bytes()).filter(serde_json::Value::is_object);
+        let first_rule = |text: &str| match is_record {
+            false => first_text_rule(text),
+            true => as_record(text).and_then(|v| compiled.first_record_rule(&v, text.trim().as_bytes())).map(|h| h.0),
+        };
         for example in &rule.examples {
             c.examples += 1;
             let line = clean_line(example);
-            let matched = compiled.matching_patterns(&line).into_iter().any(|p| compiled.rule_of(p) == i);
+            if is_record && as_record(example).is_none() {
+                r.failures.push(finding(
+                    Some(qid(i)),
+                    CheckKind::Example,
+                    "example of a record rule is not a JSON object on one line".into(),
+                    None,
+                    Some(line),
+                ));
+                continue;
+            }
+            let matched = match is_record {
+                false => compiled.matching_patterns(&line).into_iter().any(|p| compiled.rule_of(p) == i),
+                true => as_record(example)
+                    .is_some_and(|v| compiled.record_rule_match(i, &v, example.trim().as_bytes()).is_some()),
+            };
             if !matched {
                 r.failures.push(finding(
                     Some(qid(i)),
@@ -148,6 +171,16 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
         }
         for counter in &rule.counterexamples {
             c.counterexamples += 1;
+            if is_record && as_record(counter).is_none() {
+                r.failures.push(finding(
+                    Some(qid(i)),
+                    CheckKind::Counterexample,
+                    "counterexample of a record rule is not a JSON object on one line".into(),
+                    None,
+                    Some(clean_line(counter)),
+                ));
+                continue;
+            }
             if let Some(hit) = first_rule(counter) {
                 r.failures.push(finding(
                     Some(qid(i)),
@@ -172,6 +205,10 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
             r.failures.extend(
                 lint_pattern(&pattern, rule.case_insensitive)
                     .into_iter()
+                    // A record rule's pattern searches a field the program
+                    // wrote, chosen by its conditions: no literal prefilter, no
+                    // quoting risk.
+                    .filter(|(check, _)| !(is_record && matches!(check, CheckKind::NoLiteral | CheckKind::BareCause)))
                     .map(|(check, message)| finding(Some(qid(i)), check, message, None, Some(pattern.clone()))),
             );
         }
@@ -183,7 +220,7 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
             // A `charge` rule may name a bait line (the corpus holds the work's
             // own failures too): the verdict is still `charge`. Only a pause or
             // retry would stop a healthy session.
-            if let Some(hit) = first_rule(b.text).filter(|&r| profile.rules[r].action.is_env_fault()) {
+            if let Some(hit) = first_text_rule(b.text).filter(|&r| profile.rules[r].action.is_env_fault()) {
                 r.failures.push(finding(
                     Some(qid(hit)),
                     CheckKind::Bait,
@@ -198,7 +235,7 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
     for (origin, text) in &profile.texts {
         for (n, line) in text.lines().enumerate() {
             c.self_lines += 1;
-            if let Some(hit) = first_rule(line) {
+            if let Some(hit) = first_text_rule(line) {
                 r.failures.push(finding(
                     Some(qid(hit)),
                     CheckKind::SelfMatch,

@@ -27,10 +27,14 @@
 //! | `timed_out` | bool | the deadline stopped the scan |
 //! | `error` | string or null | why the log could not be read |
 //! | `elapsed_us` | integer | microseconds spent on this log |
+//! | `input` | `"text"`, `"jsonl"` | how the window was read: screen text, or JSON Lines records |
+//! | `recovered` | bool | the winning fault was followed by progress: the action is `charge` |
 
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
+
+pub use crate::pipeline::records::Input;
 use serde::{Deserialize, Serialize};
 
 /// The value of [`Verdict::schema`].
@@ -110,6 +114,14 @@ pub struct Verdict {
     pub error: Option<String>,
     /// Microseconds spent on this log.
     pub elapsed_us: u64,
+    /// How the window was read: `text` (screen text) or `jsonl` (JSON Lines
+    /// records); `text` when nothing was read, unless `--input jsonl` was given.
+    #[serde(default)]
+    pub input: Input,
+    /// True when the winning environment fault was followed by the agent
+    /// working again: the session got past it, and the action is `charge`.
+    #[serde(default)]
+    pub recovered: bool,
 }
 
 /// One rule that matched in the window.

@@ -20,6 +20,8 @@ pub struct Builtin {
     pub disable: &'static [&'static str],
     /// The rules, ready to match.
     pub rules: &'static [LeanRule],
+    /// `progress_records`, each a set of conditions.
+    pub progress_records: &'static [&'static [LeanCondition]],
 }
 
 /// A built-in rule as matching needs it (no examples, no prose).
@@ -35,6 +37,47 @@ pub struct LeanRule {
     pub case_insensitive: bool,
     /// Its patterns.
     pub patterns: &'static [LeanPattern],
+    /// Its record conditions: a rule over records when present.
+    pub record: Option<&'static [LeanCondition]>,
+    /// The JSON pointer of the record's text.
+    pub field: Option<&'static str>,
+}
+
+/// A built-in record condition (see [`crate::profile::record::Condition`]).
+#[derive(Debug, Clone, Copy)]
+pub struct LeanCondition {
+    /// The JSON pointer.
+    pub pointer: &'static str,
+    /// The accepted values.
+    pub accepted: &'static [LeanScalar],
+}
+
+/// A built-in accepted value (see [`crate::profile::record::Scalar`]).
+#[derive(Debug, Clone, Copy)]
+pub enum LeanScalar {
+    /// A string.
+    Str(&'static str),
+    /// An integer.
+    Int(i64),
+    /// A boolean.
+    Bool(bool),
+}
+
+impl LeanCondition {
+    /// The condition as a profile holds it.
+    pub fn to_condition(&self) -> crate::profile::record::Condition {
+        use crate::profile::record::Scalar;
+        let accepted = self
+            .accepted
+            .iter()
+            .map(|s| match *s {
+                LeanScalar::Str(v) => Scalar::Str(v.to_string()),
+                LeanScalar::Int(v) => Scalar::Int(v),
+                LeanScalar::Bool(v) => Scalar::Bool(v),
+            })
+            .collect();
+        crate::profile::record::Condition { pointer: self.pointer.to_string(), accepted }
+    }
 }
 
 /// A built-in pattern with what `build.rs` worked out from its syntax tree.

@@ -249,6 +249,8 @@ fn lean(b: &builtin::Builtin) -> ProfileFile {
                 .collect(),
             lite: r.patterns.iter().map(|p| p.lite).collect(),
             builtin: true,
+            record: r.record.map(|cs| cs.iter().map(builtin::LeanCondition::to_condition).collect()),
+            field: r.field.map(str::to_string),
         })
         .collect();
     ProfileFile {
@@ -259,6 +261,11 @@ fn lean(b: &builtin::Builtin) -> ProfileFile {
         disable: b.disable.iter().map(|d| (*d).to_string()).collect(),
         rules,
         unknown_keys: Vec::new(),
+        progress_records: b
+            .progress_records
+            .iter()
+            .map(|cs| cs.iter().map(builtin::LeanCondition::to_condition).collect())
+            .collect(),
     }
 }
 
@@ -271,6 +278,7 @@ fn standalone(file: ProfileFile, origin: Origin, text: Option<(String, String)>)
         rules: file.rules,
         unknown_keys: file.unknown_keys,
         texts: text.into_iter().collect(),
+        progress_records: file.progress_records,
     }
 }
 
@@ -301,6 +309,8 @@ fn merge(
     unknown_keys.extend(file.unknown_keys);
     let mut texts = base.texts;
     texts.extend(text);
+    let mut progress_records = base.progress_records;
+    progress_records.extend(file.progress_records);
     Ok(Profile {
         name: file.name,
         description: file.description.or(base.description),
@@ -309,6 +319,7 @@ fn merge(
         rules,
         unknown_keys,
         texts,
+        progress_records,
     })
 }
 

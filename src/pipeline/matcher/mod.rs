@@ -11,10 +11,14 @@ use std::time::Instant;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::{Regex, RegexBuilder};
 
+use serde_json::Value;
+
 use crate::error::{ProfileError, RuleError};
-use crate::pipeline::clean::Cleaned;
+use crate::pipeline::clean::{Cleaned, clean_line};
+use crate::pipeline::records::{self, Records};
 use crate::profile::Profile;
 use crate::profile::builtin::LiteForm;
+use crate::profile::record::{Condition, Scalar};
 
 /// Compiled-size limit of each pattern's regex, in bytes.
 pub const SIZE_LIMIT: usize = 16 << 20;
@@ -83,6 +87,10 @@ pub struct CompiledProfile {
     literal_sets: Vec<LiteralSet>,
     /// Patterns with no required literal: tried on every line.
     always: Vec<usize>,
+    /// Per rule, its patterns' indices.
+    rule_patterns: Vec<std::ops::Range<usize>>,
+    /// The indices of the rules over records, in profile order.
+    record_rules: Vec<usize>,
 }
 
 /// Literals of one case mode, the patterns that require each, and a searcher
@@ -235,8 +243,9 @@ pub struct LineHit {
     pub line: usize,
     /// Index into the profile's rules.
     pub rule: usize,
-    /// Index of the rule's first pattern that matched (into the compiled list).
-    pub pattern: usize,
+    /// Index of the rule's first pattern that matched (into the compiled
+    /// list); none for a record rule without patterns.
+    pub pattern: Option<usize>,
 }
 
 /// What one rule did over the window.
@@ -259,6 +268,9 @@ pub struct Scan {
     pub hits: Vec<RuleHits>,
     /// The deadline stopped the scan before the last line.
     pub timed_out: bool,
+    /// The last line that shows the agent working again (records: one that
+    /// matches `progress_records` and no rule).
+    pub progress: Option<usize>,
 }
 
 fn build_regex(pattern: &str) -> Result<Regex, regex::Error> {
@@ -341,7 +353,9 @@ impl CompiledProfile {
         let mut exact: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut folded: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut always = Vec::new();
+        let mut rule_patterns = Vec::with_capacity(profile.rules.len());
         for (r, rule) in profile.rules.iter().enumerate() {
+            let first = patterns.len();
             for (i, p) in rule.effective_patterns().enumerate() {
                 let index = patterns.len();
                 let slot = OnceLock::new();
@@ -353,7 +367,9 @@ impl CompiledProfile {
                     })?;
                     let _ = slot.set(Some(Engine::Full(regex)));
                 }
+                // A record rule's patterns search its field's text, never a line.
                 match rule.literals.get(i).cloned().flatten() {
+                    _ if rule.is_record_rule() => {}
                     Some(lits) => {
                         let map = if rule.case_insensitive { &mut folded } else { &mut exact };
                         for lit in lits {
@@ -368,12 +384,27 @@ impl CompiledProfile {
                 lite.push(if rule.builtin { rule.lite.get(i).copied().flatten() } else { None });
                 full.push(OnceLock::new());
             }
+            rule_patterns.push(first..patterns.len());
         }
+        let record_rules =
+            profile.rules.iter().enumerate().filter(|(_, r)| r.is_record_rule()).map(|(i, _)| i).collect();
         let literal_sets = [LiteralSet::build(exact, false, workload), LiteralSet::build(folded, true, workload)]
             .into_iter()
             .flatten()
             .collect();
-        Ok(CompiledProfile { profile, pattern_rule, patterns, lite, regexes, full, workload, literal_sets, always })
+        Ok(CompiledProfile {
+            profile,
+            pattern_rule,
+            patterns,
+            lite,
+            regexes,
+            full,
+            workload,
+            literal_sets,
+            always,
+            rule_patterns,
+            record_rules,
+        })
     }
 
     /// The rule index of pattern `pattern`.
@@ -482,11 +513,116 @@ impl CompiledProfile {
             let slot = per_rule[rule].get_or_insert(RuleHits { rule, count: 0, last_line: line });
             slot.count += 1;
             slot.last_line = line;
-            scan.last = Some(LineHit { line, rule, pattern });
+            scan.last = Some(LineHit { line, rule, pattern: Some(pattern) });
         }
         scan.hits = per_rule.into_iter().flatten().collect();
         scan
     }
+}
+
+impl CompiledProfile {
+    /// Whether the profile has rules over records.
+    pub fn has_record_rules(&self) -> bool {
+        !self.record_rules.is_empty()
+    }
+
+    /// The first record rule (in profile order) whose conditions hold for
+    /// `record` and, when it has patterns, one of which matches its text;
+    /// with the first of its patterns that matched. `line` is the record as
+    /// written (the text of a rule without `field`).
+    pub fn first_record_rule(&self, record: &Value, line: &[u8]) -> Option<(usize, Option<usize>)> {
+        self.record_rules.iter().find_map(|&r| Some((r, self.record_rule_match(r, record, line)?)))
+    }
+
+    /// Whether record rule `rule` matches `record` (see
+    /// [`CompiledProfile::first_record_rule`]): `Some` with the first of its
+    /// patterns that matched, if it has any.
+    pub fn record_rule_match(&self, rule: usize, record: &Value, line: &[u8]) -> Option<Option<usize>> {
+        let conditions = self.profile.rules.get(rule)?.record.as_deref()?;
+        if !conditions.iter().all(|c| holds(c, record)) {
+            return None;
+        }
+        let range = self.rule_patterns[rule].clone();
+        if range.is_empty() {
+            return Some(None);
+        }
+        let text = self.record_text(rule, record, line)?;
+        range.into_iter().find(|&p| self.is_match(p, &text)).map(Some)
+    }
+
+    /// The text of `record` that rule `rule` matches and shows: its `field`,
+    /// cleaned of control characters and line breaks (a string as it is, a
+    /// number or boolean as written, anything else as compact JSON), or the
+    /// whole record line when the rule names no field. None when the field
+    /// is missing or null.
+    pub fn record_text(&self, rule: usize, record: &Value, line: &[u8]) -> Option<String> {
+        let text = match self.profile.rules[rule].field.as_deref() {
+            None => String::from_utf8_lossy(line).into_owned(),
+            Some(pointer) => match record.pointer(pointer)? {
+                Value::Null => return None,
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            },
+        };
+        Some(clean_line(&text))
+    }
+
+    /// Whether `record` shows the agent working again (`progress_records`).
+    pub fn is_progress(&self, record: &Value) -> bool {
+        self.profile.progress_records.iter().any(|cs| cs.iter().all(|c| holds(c, record)))
+    }
+
+    /// Whether scanning `records` keeps to its deadline without a watchdog:
+    /// as for text ([`CompiledProfile::scan_is_bounded`]), every pattern built
+    /// in and no record longer than [`BOUNDED_LINE`].
+    pub fn records_are_bounded(&self, records: &Records) -> bool {
+        self.lite.iter().all(Option::is_some) && records.lines.iter().all(|l| l.end - l.offset <= BOUNDED_LINE)
+    }
+
+    /// Scans the records of `window`; the last record hit wins, as for text.
+    /// Each record is parsed once, matched, and dropped. The deadline is
+    /// looked at as for text, every `DEADLINE_BYTES` of records.
+    pub fn scan_records(&self, window: &[u8], records: &Records, deadline: Option<Instant>) -> Scan {
+        let mut per_rule: Vec<Option<RuleHits>> = vec![None; self.profile.rules.len()];
+        let mut scan = Scan::default();
+        let mut pacer = Pacer::default();
+        let watch_progress = !self.profile.progress_records.is_empty();
+        if self.record_rules.is_empty() && !watch_progress {
+            return scan;
+        }
+        for (line, span) in records.lines.iter().enumerate() {
+            let bytes = records.bytes(window, span);
+            if pacer.due(bytes.len()) && deadline.is_some_and(|d| Instant::now() >= d) {
+                scan.timed_out = true;
+                break;
+            }
+            let Some(record) = records::parse(bytes) else { continue };
+            match self.first_record_rule(&record, bytes) {
+                Some((rule, pattern)) => {
+                    let slot = per_rule[rule].get_or_insert(RuleHits { rule, count: 0, last_line: line });
+                    slot.count += 1;
+                    slot.last_line = line;
+                    scan.last = Some(LineHit { line, rule, pattern });
+                }
+                None if watch_progress && self.is_progress(&record) => scan.progress = Some(line),
+                None => {}
+            }
+        }
+        scan.hits = per_rule.into_iter().flatten().collect();
+        scan
+    }
+}
+
+/// Whether `record` holds one of the condition's accepted values at its pointer.
+fn holds(c: &Condition, record: &Value) -> bool {
+    let Some(found) = record.pointer(&c.pointer) else { return false };
+    c.accepted.iter().any(|a| match (a, found) {
+        (Scalar::Str(want), Value::String(s)) => want == s,
+        (Scalar::Bool(want), Value::Bool(b)) => want == b,
+        // 529 and 529.0 are the same number in JSON.
+        (Scalar::Int(want), Value::Number(n)) => n.as_i64() == Some(*want) || n.as_f64() == Some(*want as f64),
+        _ => false,
+    })
 }
 
 /// When the scan looks at the clock: before its first line, then before the
@@ -540,6 +676,7 @@ mod tests {
             rules: f.rules,
             unknown_keys: Vec::new(),
             texts: Vec::new(),
+            progress_records: Vec::new(),
         };
         CompiledProfile::compile(p, "t.toml")
     }
@@ -578,7 +715,7 @@ mod tests {
         let c = compiled(TWO).unwrap();
         let cleaned = clean(b"beta one\nalpha two\nnothing\nbeta three\n", false);
         let scan = c.scan(&cleaned, None);
-        assert_eq!(scan.last, Some(LineHit { line: 3, rule: 1, pattern: 1 }));
+        assert_eq!(scan.last, Some(LineHit { line: 3, rule: 1, pattern: Some(1) }));
         assert_eq!(
             scan.hits,
             [RuleHits { rule: 0, count: 1, last_line: 1 }, RuleHits { rule: 1, count: 2, last_line: 3 }]
