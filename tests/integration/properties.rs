@@ -22,7 +22,17 @@ fn claude() -> &'static Pipeline {
 /// The lines the `claude` profile's rules must match.
 fn examples() -> &'static [String] {
     static E: OnceLock<Vec<String>> = OnceLock::new();
-    E.get_or_init(|| claude().profile().unwrap().rules.iter().flat_map(|r| r.examples.clone()).collect())
+    // Lines of screen text: a record rule's examples are JSON records.
+    E.get_or_init(|| {
+        claude()
+            .profile()
+            .unwrap()
+            .rules
+            .iter()
+            .filter(|r| !r.is_record_rule())
+            .flat_map(|r| r.examples.clone())
+            .collect()
+    })
 }
 
 fn classify(window: &Window) -> Verdict {
