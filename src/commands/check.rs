@@ -249,16 +249,35 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
     }
 
     for log in clean_logs {
+        let line_no =
+            |offset: usize| log.bytes[..offset.min(log.bytes.len())].iter().filter(|&&b| b == b'\n').count() + 1;
+        // A healthy transcript is read as `classify` reads it: as records.
+        if let Some(records) = records::read(&log.bytes, false, records::InputMode::Auto) {
+            for span in &records.lines {
+                c.clean_log_lines += 1;
+                let bytes = records.bytes(&log.bytes, span);
+                let Some(value) = records::parse(bytes) else { continue };
+                if let Some((hit, _)) = compiled.first_record_rule(&value, bytes) {
+                    r.failures.push(finding(
+                        Some(qid(hit)),
+                        CheckKind::CleanLog,
+                        "matches a record of a healthy session's log".into(),
+                        Some(format!("{}:{}", log.name, line_no(span.offset))),
+                        Some(clean_line(&String::from_utf8_lossy(bytes))),
+                    ));
+                }
+            }
+            continue;
+        }
         let cleaned = clean(&log.bytes, false);
         for (offset, line) in cleaned.iter() {
             c.clean_log_lines += 1;
             if let Some((hit, _)) = compiled.first_rule(line) {
-                let line_no = log.bytes[..offset.min(log.bytes.len())].iter().filter(|&&b| b == b'\n').count() + 1;
                 r.failures.push(finding(
                     Some(qid(hit)),
                     CheckKind::CleanLog,
                     "matches a line of a healthy session's log".into(),
-                    Some(format!("{}:{line_no}", log.name)),
+                    Some(format!("{}:{}", log.name, line_no(offset))),
                     Some(line.to_string()),
                 ));
             }

@@ -116,11 +116,9 @@ pub struct Verdict {
     pub elapsed_us: u64,
     /// How the window was read: `text` (screen text) or `jsonl` (JSON Lines
     /// records); `text` when nothing was read, unless `--input jsonl` was given.
-    #[serde(default)]
     pub input: Input,
     /// True when the winning environment fault was followed by the agent
     /// working again: the session got past it, and the action is `charge`.
-    #[serde(default)]
     pub recovered: bool,
 }
 

@@ -228,8 +228,8 @@ pub fn decide(
 fn records_note(r: &Records) -> String {
     let mut note = String::new();
     if r.invalid > 0 {
-        let s = if r.invalid == 1 { "" } else { "s" };
-        note.push_str(&format!("; {} line{s} that are not JSON records skipped", r.invalid));
+        let what = if r.invalid == 1 { "line that is not a JSON record" } else { "lines that are not JSON records" };
+        note.push_str(&format!("; {} {what} skipped", r.invalid));
     }
     if r.cut {
         note.push_str("; a record is longer than the window and was cut (raise --tail-bytes)");

@@ -88,6 +88,11 @@ pub fn read(bytes: &[u8], starts_mid_line: bool, mode: InputMode) -> Option<Reco
         return None;
     }
     let auto = mode == InputMode::Auto;
+    // A text log is told apart before anything is split or parsed: its first
+    // complete non-blank line does not start with `{`.
+    if auto && !first_line_opens_object(bytes, starts_mid_line) {
+        return None;
+    }
     let mut lines = split(bytes);
     let mut cut = false;
     if starts_mid_line && !lines.is_empty() {
@@ -117,6 +122,24 @@ pub fn read(bytes: &[u8], starts_mid_line: bool, mode: InputMode) -> Option<Reco
         }
     }
     Some(records)
+}
+
+/// Whether the first non-blank line after the straddle guard starts with `{`
+/// (blanks before it allowed), or the window holds no such line. Looks at a
+/// few bytes of a text log.
+fn first_line_opens_object(bytes: &[u8], starts_mid_line: bool) -> bool {
+    let mut rest = bytes;
+    if starts_mid_line {
+        match memchr::memchr(b'\n', rest) {
+            Some(i) => rest = &rest[i + 1..],
+            // The only line is a fragment: [`read`] decides on its end.
+            None => return true,
+        }
+    }
+    match rest.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(&b) => b == b'{',
+        None => true,
+    }
 }
 
 /// Non-blank lines, split at `\n`, each without its line break (`\r\n` too)

@@ -334,3 +334,24 @@ counterexamples = ['{"type":"item.completed","item":{"text":"Quota exceeded."}}'
     assert!(fails[2].contains("[counterexample] counterexample is matched by rule p/turn-failed"), "{out}");
     assert!(out.contains("3 examples, 2 counterexamples"), "{out}");
 }
+
+#[test]
+fn clean_logs_that_are_transcripts_are_checked_as_records() {
+    let healthy = std::fs::read(testdata("transcripts/claude-session-healthy.jsonl")).unwrap();
+    let failing = std::fs::read(testdata("transcripts/claude-session-overloaded.jsonl")).unwrap();
+    let out = Test::new()
+        .file("clean/healthy.jsonl", &healthy)
+        .args(["test", "claude", "--clean-logs", "clean"])
+        .run()
+        .stdout;
+    assert!(out.contains(", 4 clean-log lines"), "{out}");
+    let out = Test::new()
+        .file("clean/failing.jsonl", &failing)
+        .args(["test", "claude", "--clean-logs", "clean"])
+        .status(1)
+        .run()
+        .stdout;
+    let fails: Vec<&str> = out.lines().filter(|l| l.starts_with("FAIL claude/")).collect();
+    assert_eq!(fails.len(), 3, "{out}");
+    assert!(fails[2].contains("claude/record-overloaded [clean-log]") && fails[2].contains("failing.jsonl:6"), "{out}");
+}

@@ -558,7 +558,7 @@ impl CompiledProfile {
     pub fn record_text(&self, rule: usize, record: &Value, line: &[u8]) -> Option<String> {
         let text = match self.profile.rules[rule].field.as_deref() {
             None => String::from_utf8_lossy(line).into_owned(),
-            Some(pointer) => match record.pointer(pointer)? {
+            Some(pointer) => match lookup(record, pointer)? {
                 Value::Null => return None,
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
@@ -613,9 +613,32 @@ impl CompiledProfile {
     }
 }
 
+/// The value at JSON pointer `pointer` (RFC 6901) in `value`, as
+/// `Value::pointer` finds it, without allocating for tokens that hold no
+/// escape: every record meets every record rule's conditions, so lookups are
+/// the scan's inner loop.
+fn lookup<'v>(value: &'v Value, pointer: &str) -> Option<&'v Value> {
+    if pointer.is_empty() {
+        return Some(value);
+    }
+    pointer.strip_prefix('/')?.split('/').try_fold(value, |v, token| {
+        let token: std::borrow::Cow<'_, str> =
+            if token.contains('~') { token.replace("~1", "/").replace("~0", "~").into() } else { token.into() };
+        match v {
+            Value::Object(map) => map.get(token.as_ref()),
+            Value::Array(items) => {
+                let digits = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit());
+                let canonical = token.len() == 1 || !token.starts_with('0');
+                if digits && canonical { items.get(token.parse::<usize>().ok()?) } else { None }
+            }
+            _ => None,
+        }
+    })
+}
+
 /// Whether `record` holds one of the condition's accepted values at its pointer.
 fn holds(c: &Condition, record: &Value) -> bool {
-    let Some(found) = record.pointer(&c.pointer) else { return false };
+    let Some(found) = lookup(record, &c.pointer) else { return false };
     c.accepted.iter().any(|a| match (a, found) {
         (Scalar::Str(want), Value::String(s)) => want == s,
         (Scalar::Bool(want), Value::Bool(b)) => want == b,
@@ -789,6 +812,18 @@ mod tests {
         assert_eq!(Workload::for_logs(1), Workload::Few);
         assert_eq!(Workload::for_logs(Workload::MANY_LOGS - 1), Workload::Few);
         assert_eq!(Workload::for_logs(Workload::MANY_LOGS), Workload::Many);
+    }
+
+    #[test]
+    fn pointer_lookup_agrees_with_serde_json() {
+        let v: Value =
+            serde_json::from_str(r#"{"a":{"b/c":[1,{"~d":true}]},"":{"e":2},"n":[0,1,2,3,4,5,6,7,8,9,10]}"#).unwrap();
+        let pointers =
+            ["", "/a", "/a/b~1c", "/a/b~1c/1/~0d", "/a/b~1c/01", "/a/b~1c/+1", "/a/b~1c/9", "//e", "/n/10", "/x", "a"];
+        for p in pointers {
+            assert_eq!(lookup(&v, p), v.pointer(p), "{p}");
+        }
+        assert_eq!(lookup(&v, "/a/b~1c/1/~0d"), Some(&Value::Bool(true)));
     }
 
     #[test]
