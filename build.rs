@@ -19,12 +19,16 @@ mod lite;
 #[path = "src/profile/literal.rs"]
 #[allow(dead_code)]
 mod literal;
+#[path = "src/profile/record.rs"]
+#[allow(dead_code)]
+mod record;
 
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo:rerun-if-changed=src/profile/literal.rs");
     println!("cargo:rerun-if-changed=src/profile/lite.rs");
+    println!("cargo:rerun-if-changed=src/profile/record.rs");
     write(&out.join("builtins.rs"), &builtins(&root.join("profiles")));
     write(&out.join("bait.rs"), &bait(&root.join("testdata/bait")));
     let real = root.join("testdata/corpus/real.tsv");
@@ -124,9 +128,21 @@ fn builtins(dir: &Path) -> String {
                 other => panic!("{}: rule {id}: unknown action {other}", f.display()),
             };
             let ci = rule.get("case_insensitive").and_then(|v| v.as_bool()).unwrap_or(false);
+            let record = rule.get("record").map(|v| {
+                let table = v.as_table().unwrap_or_else(|| panic!("{}: rule {id}: record is a table", f.display()));
+                let conditions =
+                    record::conditions(table).unwrap_or_else(|e| panic!("{}: rule {id}: {e}", f.display()));
+                lean_conditions(&conditions)
+            });
+            let field = get("field");
+            if let Some(field) = &field {
+                assert!(record.is_some(), "{}: rule {id}: `field` needs `record`", f.display());
+                record::check_pointer(field).unwrap_or_else(|e| panic!("{}: rule {id}: field: {e}", f.display()));
+            }
             let patterns: Vec<String> = match (get("pattern"), rule.get("patterns").and_then(|v| v.as_array())) {
                 (Some(p), None) => vec![p],
                 (None, Some(ps)) => ps.iter().filter_map(|p| p.as_str().map(str::to_string)).collect(),
+                (None, None) if record.is_some() => Vec::new(),
                 _ => panic!("{}: rule {id}: exactly one of pattern or patterns", f.display()),
             };
             let _ = write!(
@@ -160,19 +176,59 @@ fn builtins(dir: &Path) -> String {
                 }
                 None => "None".to_string(),
             };
-            let _ = writeln!(out, "], after: {after} }},");
+            let record = record.map_or_else(|| "None".to_string(), |r| format!("Some({r})"));
+            let _ = writeln!(out, "], after: {after}, record: {record}, field: {field:?} }},");
         }
-        out.push_str("        ],\n");
-        let progress: Vec<&str> = table
+        let progress_text: Vec<&str> = table
             .get("progress")
             .and_then(|v| v.as_array())
             .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
             .unwrap_or_default();
-        for p in &progress {
+        for p in &progress_text {
             parse(p, false).unwrap_or_else(|e| panic!("{}: progress: {e}", f.display()));
         }
-        let _ = writeln!(out, "        progress: &{progress:?},\n    }},");
+        let progress: Vec<String> = table
+            .get("progress_records")
+            .and_then(|v| v.as_array())
+            .map(|entries| {
+                entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| {
+                        let t =
+                            e.as_table().unwrap_or_else(|| panic!("{}: progress_records[{i}] is a table", f.display()));
+                        let c = record::conditions(t)
+                            .unwrap_or_else(|e| panic!("{}: progress_records[{i}]: {e}", f.display()));
+                        lean_conditions(&c)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "        ],\n        progress: &{progress_text:?},\n        progress_records: &[{}],\n    }},",
+            progress.join(", ")
+        );
     }
     out.push_str("];\n");
+    out
+}
+
+/// Record conditions as the Rust expression of a `&[LeanCondition]`.
+fn lean_conditions(conditions: &[record::Condition]) -> String {
+    let mut out = String::from("&[");
+    for c in conditions {
+        let accepted: Vec<String> = c
+            .accepted
+            .iter()
+            .map(|s| match s {
+                record::Scalar::Str(v) => format!("LeanScalar::Str({v:?})"),
+                record::Scalar::Int(v) => format!("LeanScalar::Int({v})"),
+                record::Scalar::Bool(v) => format!("LeanScalar::Bool({v})"),
+            })
+            .collect();
+        let _ = write!(out, "LeanCondition {{ pointer: {:?}, accepted: &[{}] }}, ", c.pointer, accepted.join(", "));
+    }
+    out.push(']');
     out
 }

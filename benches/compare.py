@@ -51,6 +51,38 @@ def pane_capture(size):
     return "".join(parts).encode()
 
 
+def transcript(size):
+    """A Claude Code session transcript (JSON Lines) of about `size` bytes:
+    user turns, tool calls and results, assistant turns, two retry rows, and
+    the synthetic 529 error line at the end. Deterministic (seeded)."""
+    rnd = random.Random(7)
+    parts, n, i = [], 0, 0
+    while n < size:
+        kind = i % 4
+        if kind == 0:
+            rec = {"type": "user", "uuid": f"u{i}", "message": {"role": "user", "content": f"step {i}: fix module_{i % 50}.rs"}}
+        elif kind == 1:
+            rec = {"type": "assistant", "uuid": f"a{i}", "message": {"role": "assistant", "stop_reason": "tool_use",
+                   "content": [{"type": "tool_use", "id": f"t{i}", "name": "Bash", "input": {"command": f"cargo test -p crate{i % 9}"}}]}}
+        elif kind == 2:
+            out = " ".join(f"test_{rnd.randint(1, 9999)} ... ok" for _ in range(rnd.randint(5, 30)))
+            rec = {"type": "user", "uuid": f"r{i}", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{i - 1}", "content": out}]}}
+        else:
+            rec = {"type": "assistant", "uuid": f"a{i}", "message": {"role": "assistant", "stop_reason": "end_turn",
+                   "content": [{"type": "text", "text": f"Step {i} is done; {rnd.randint(1, 99)} tests pass."}]}}
+        line = json.dumps(rec) + "\n"
+        parts.append(line)
+        n += len(line.encode())
+        i += 1
+    for attempt in (1, 2):
+        parts.append(json.dumps({"type": "system", "subtype": "api_error", "level": "error",
+                                 "error": {"message": "529 overloaded", "status": 529},
+                                 "retryInMs": 600 * attempt, "retryAttempt": attempt, "maxRetries": 10}) + "\n")
+    parts.append(json.dumps({"type": "assistant", "isApiErrorMessage": True, "apiErrorStatus": 529, "error": "server_error",
+                             "message": {"model": "<synthetic>", "content": [{"type": "text", "text": "API Error: 529 Overloaded"}]}}) + "\n")
+    return "".join(parts).encode()
+
+
 def batch_logs(directory, count, pane):
     """`count` small logs in a new `directory`: the pane capture's last 2 KiB,
     a third of them with the fault line changed."""
@@ -64,6 +96,7 @@ def make_inputs(work, quick):
     pane = pane_capture(5 << 20)
     (work / "pane.log").write_bytes(pane)
     (work / "small.log").write_bytes(pane[-65536:])
+    (work / "transcript.jsonl").write_bytes(transcript(65536))
     # A 10 GiB log that is sparse but for its tail.
     sparse = work / "sparse.log"
     with open(sparse, "wb") as f:
@@ -190,6 +223,12 @@ def main():
             row("Python peer (shared/bench/peer_classify.py)", py, fst)
         print(f"  -> faultsift / floor = {fst / floor:.2f} (target <= 1.3); shell / faultsift = {sh / fst:.1f} (>= 3)"
               + (f"; Python / faultsift = {py / fst:.0f} (>= 100)" if py else "; Python peer: no `regex` module"))
+
+        print("\n1b. A 64 KiB Claude Code transcript, read as records (issue #17)")
+        floor_t, tr = time_group([[str(work / "noop")], fs(str(work / "transcript.jsonl"))], runs)
+        row("do-nothing Rust binary (the floor)", floor_t)
+        row("faultsift classify, transcript (JSON Lines)", tr, floor_t)
+        print(f"  -> faultsift / floor = {tr / floor_t:.2f} (target <= 1.3, as for text)")
 
         print("\n2. A 10 GiB sparse log against a 64 KiB one")
         small, sparse = time_group([fs(str(work / "small.log")), fs(str(work / "sparse.log"))], runs)

@@ -123,6 +123,64 @@ mod whole {
     }
 }
 
+/// A window of a Claude Code session transcript read as records (#17).
+mod records {
+    use super::*;
+
+    /// A transcript of about `len` bytes: user turns, tool calls and results,
+    /// assistant turns, then two retry rows and the synthetic 529 line.
+    fn transcript(len: usize) -> Vec<u8> {
+        let mut out = Vec::with_capacity(len + 1024);
+        let mut i = 0u32;
+        while out.len() < len {
+            let line = match i % 4 {
+                0 => format!(
+                    r#"{{"type":"user","uuid":"u{i}","message":{{"role":"user","content":"step {i}: fix module_{}.rs"}}}}"#,
+                    i % 50
+                ),
+                1 => format!(
+                    r#"{{"type":"assistant","uuid":"a{i}","message":{{"role":"assistant","stop_reason":"tool_use","content":[{{"type":"tool_use","id":"t{i}","name":"Bash","input":{{"command":"cargo test -p crate{}"}}}}]}}}}"#,
+                    i % 9
+                ),
+                2 => format!(
+                    r#"{{"type":"user","uuid":"r{i}","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t{i}","content":"{}"}}]}}}}"#,
+                    "test_x ... ok ".repeat(1 + (i % 20) as usize)
+                ),
+                _ => format!(
+                    r#"{{"type":"assistant","uuid":"a{i}","message":{{"role":"assistant","stop_reason":"end_turn","content":[{{"type":"text","text":"Step {i} is done."}}]}}}}"#
+                ),
+            };
+            out.extend_from_slice(line.as_bytes());
+            out.push(b'\n');
+            i += 1;
+        }
+        for attempt in 1..=2 {
+            let row = format!(
+                r#"{{"type":"system","subtype":"api_error","level":"error","error":{{"message":"529 overloaded","status":529}},"retryAttempt":{attempt},"maxRetries":10}}"#
+            );
+            out.extend_from_slice(row.as_bytes());
+            out.push(b'\n');
+        }
+        out.extend_from_slice(br#"{"type":"assistant","isApiErrorMessage":true,"apiErrorStatus":529,"error":"server_error","message":{"model":"<synthetic>","content":[{"type":"text","text":"API Error: 529 Overloaded"}]}}"#);
+        out.push(b'\n');
+        out
+    }
+
+    /// Detect, parse, match, decide on a 64 KiB transcript window, profile
+    /// already prepared.
+    #[divan::bench]
+    fn classify_64k_transcript(bencher: divan::Bencher) {
+        let profile = Resolver::new(vec![Layer::Builtin]).resolve_for_matching("claude").unwrap();
+        let pipeline = Pipeline::new(profile, Settings::default(), Workload::Few).unwrap();
+        let log = transcript(WINDOW);
+        let run = |log: &[u8]| {
+            pipeline.classify_window("bench.jsonl", window::from_bytes(log, WindowSpec::default())).verdict
+        };
+        assert_eq!(run(&log).input, faultsift::Input::Jsonl);
+        bencher.counter(BytesCount::of_slice(&log)).bench(|| run(black_box(&log)));
+    }
+}
+
 /// The worst a built-in profile does on lines of [`faultsift::pipeline::matcher::BOUNDED_LINE`]
 /// bytes (the bound behind scanning a single log without a watchdog thread):
 /// eight such lines made of the profile's own literals and examples, so that

@@ -75,6 +75,7 @@ fn explain(args: ExplainArgs) -> Result<ExitCode> {
         timeout: args.scan.timeout,
         status: None,
         result_present: false,
+        input: args.scan.input,
     };
     let pipeline = Pipeline::new(profile, settings, Workload::Few)?;
     let source = if args.log.as_os_str() == "-" { LogSource::Stdin } else { LogSource::Path(args.log.clone()) };
@@ -479,6 +480,7 @@ fn resolve_config(args: &ClassifyArgs) -> Result<ClassifyConfig> {
             timeout: args.scan.timeout,
             status: args.status.clone(),
             result_present: args.result_present,
+            input: args.scan.input,
         },
         format: args.format,
         pretty: args.pretty,

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{ColorChoice, Format, TestFormat, parse_size, parse_timeout};
+use crate::config::{ColorChoice, Format, InputMode, TestFormat, parse_size, parse_timeout};
 
 /// Classify why an agent or CI session failed: environment fault (pause/retry)
 /// or the work's own failure (charge).
@@ -79,6 +79,7 @@ Examples:
   faultsift classify --profile claude --status timeout session.log
   if faultsift classify -q --profile claude --status timeout \"$log\"; then echo paused; fi
   tmux capture-pane -p -S - | faultsift classify --profile claude | jq -r .action
+  faultsift classify --profile claude ~/.claude/projects/my-project/SESSION.jsonl
   faultsift classify --profile ci --glob '*.log' --summary --format markdown logs/";
 
 /// Options of `classify`.
@@ -166,6 +167,11 @@ pub struct ScanArgs {
     /// Deadline for scanning each log: 2s, 200ms, 1.5s.
     #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_timeout)]
     pub timeout: Duration,
+
+    /// How to read each log: auto (JSON Lines when its lines are JSON objects:
+    /// a transcript or an event stream; else text), text, or jsonl.
+    #[arg(long, value_enum, value_name = "KIND", default_value_t = InputMode::Auto)]
+    pub input: InputMode,
 }
 
 /// Where profiles are looked up, beyond the usual layers.

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 pub use crate::output::render::Format;
 use crate::pipeline::Settings;
+pub use crate::pipeline::records::InputMode;
 pub use crate::pipeline::window::LogSource;
 use crate::pipeline::window::MAX_TAIL_BYTES;
 

@@ -70,6 +70,16 @@ pub enum ProfileError {
         /// Which limit, and by how much.
         message: String,
     },
+    /// `progress_records` holds a condition that is not valid.
+    #[error("{origin}: progress_records[{index}]: {message}")]
+    ProgressRecord {
+        /// Where the profile came from.
+        origin: String,
+        /// Which entry (0-based).
+        index: usize,
+        /// What is wrong with it.
+        message: String,
+    },
     /// `disable` names a rule that the profile does not inherit.
     #[error("{origin}: disable: no inherited rule `{rule}`")]
     UnknownDisable {
@@ -118,8 +128,11 @@ pub enum RuleError {
     #[error("after.within is {0}; it must be 1 to {max}", max = crate::profile::schema::MAX_AFTER_WITHIN)]
     AfterWithin(usize),
     /// Neither `pattern` nor `patterns` was given, or both were.
-    #[error("give exactly one of `pattern` or `patterns` (non-empty)")]
+    #[error("give exactly one of `pattern` or `patterns` (non-empty; optional with `record`)")]
     Patterns,
+    /// `record` or `field` is not valid (a JSON pointer, a condition value).
+    #[error("{0}")]
+    Record(String),
     /// The regex does not parse.
     #[error("invalid regex {pattern:?}: {message}")]
     Regex {

@@ -23,7 +23,7 @@ pub mod pipeline;
 pub mod profile;
 pub mod workers;
 
-pub use output::verdict::{Action, Verdict};
+pub use output::verdict::{Action, Input, Verdict};
 pub use pipeline::decide::Subject;
 pub use pipeline::matcher::{CompiledProfile, Workload};
 pub use pipeline::window::{LogSource, Window, WindowSpec};

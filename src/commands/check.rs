@@ -10,6 +10,7 @@ use crate::commands::bait::BaitLine;
 use crate::commands::corpus::{self, Recall, Split};
 use crate::pipeline::clean::{clean, clean_line};
 use crate::pipeline::matcher::CompiledProfile;
+use crate::pipeline::records;
 use crate::profile::literal;
 
 /// A literal shorter than this (in characters) cannot anchor a fast search.
@@ -137,16 +138,37 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
     let finding = |rule: Option<String>, check, message: String, location: Option<String>, text: Option<String>| {
         Finding { profile: profile.name.clone(), rule, check, message, location, text }
     };
-    let first_rule = |text: &str| compiled.first_rule(&clean_line(text)).map(|(rule, _)| rule);
+    let first_text_rule = |text: &str| compiled.first_rule(&clean_line(text)).map(|(rule, _)| rule);
     let qid = |i: usize| profile.rules[i].qualified_id();
 
     for (i, rule) in profile.rules.iter().enumerate() {
+        // A record rule's examples and counterexamples are record lines, read
+        // as `classify` reads a JSON Lines window.
+        let is_record = rule.is_record_rule();
+        let as_record = |text: &str| records::parse(text.trim().as_bytes()).filter(serde_json::Value::is_object);
+        let first_rule = |text: &str| match is_record {
+            false => first_text_rule(text),
+            true => as_record(text).and_then(|v| compiled.first_record_rule(&v, text.trim().as_bytes())).map(|h| h.0),
+        };
         for example in &rule.examples {
             c.examples += 1;
             let line = clean_line(example);
+            if is_record && as_record(example).is_none() {
+                r.failures.push(finding(
+                    Some(qid(i)),
+                    CheckKind::Example,
+                    "example of a record rule is not a JSON object on one line".into(),
+                    None,
+                    Some(line),
+                ));
+                continue;
+            }
             // A rule with `after` is shown a multi-line example: the framing
             // above, its own line last, which must be the window's last hit.
-            let matched = if rule.after.is_some() {
+            let matched = if is_record {
+                as_record(example)
+                    .is_some_and(|v| compiled.record_rule_match(i, &v, example.trim().as_bytes()).is_some())
+            } else if rule.after.is_some() {
                 let cleaned = clean(example.as_bytes(), false);
                 let last = cleaned.lines.len().checked_sub(1);
                 compiled.scan(&cleaned, None).last.is_some_and(|h| h.rule == i && Some(h.line) == last)
@@ -165,6 +187,16 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
         }
         for counter in &rule.counterexamples {
             c.counterexamples += 1;
+            if is_record && as_record(counter).is_none() {
+                r.failures.push(finding(
+                    Some(qid(i)),
+                    CheckKind::Counterexample,
+                    "counterexample of a record rule is not a JSON object on one line".into(),
+                    None,
+                    Some(clean_line(counter)),
+                ));
+                continue;
+            }
             // A multi-line counterexample is scanned as a window: no line of it
             // may be a hit.
             let hit = if counter.contains('\n') {
@@ -201,6 +233,10 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
             r.failures.extend(
                 lint_pattern(&pattern, rule.case_insensitive)
                     .into_iter()
+                    // A record rule's pattern searches a field the program
+                    // wrote, chosen by its conditions: no literal prefilter, no
+                    // quoting risk.
+                    .filter(|(check, _)| !(is_record && matches!(check, CheckKind::NoLiteral | CheckKind::BareCause)))
                     .map(|(check, message)| finding(Some(qid(i)), check, message, None, Some(pattern.clone()))),
             );
         }
@@ -212,7 +248,7 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
             // A `charge` rule may name a bait line (the corpus holds the work's
             // own failures too): the verdict is still `charge`. Only a pause or
             // retry would stop a healthy session.
-            if let Some(hit) = first_rule(b.text).filter(|&r| profile.rules[r].action.is_env_fault()) {
+            if let Some(hit) = first_text_rule(b.text).filter(|&r| profile.rules[r].action.is_env_fault()) {
                 r.failures.push(finding(
                     Some(qid(hit)),
                     CheckKind::Bait,
@@ -227,7 +263,7 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
     for (origin, text) in &profile.texts {
         for (n, line) in text.lines().enumerate() {
             c.self_lines += 1;
-            if let Some(hit) = first_rule(line) {
+            if let Some(hit) = first_text_rule(line) {
                 r.failures.push(finding(
                     Some(qid(hit)),
                     CheckKind::SelfMatch,
@@ -241,16 +277,35 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
     }
 
     for log in clean_logs {
+        let line_no =
+            |offset: usize| log.bytes[..offset.min(log.bytes.len())].iter().filter(|&&b| b == b'\n').count() + 1;
+        // A healthy transcript is read as `classify` reads it: as records.
+        if let Some(records) = records::read(&log.bytes, false, records::InputMode::Auto) {
+            for span in &records.lines {
+                c.clean_log_lines += 1;
+                let bytes = records.bytes(&log.bytes, span);
+                let Some(value) = records::parse(bytes) else { continue };
+                if let Some((hit, _)) = compiled.first_record_rule(&value, bytes) {
+                    r.failures.push(finding(
+                        Some(qid(hit)),
+                        CheckKind::CleanLog,
+                        "matches a record of a healthy session's log".into(),
+                        Some(format!("{}:{}", log.name, line_no(span.offset))),
+                        Some(clean_line(&String::from_utf8_lossy(bytes))),
+                    ));
+                }
+            }
+            continue;
+        }
         let cleaned = clean(&log.bytes, false);
         for (offset, line) in cleaned.iter() {
             c.clean_log_lines += 1;
             if let Some((hit, _)) = compiled.first_rule(line) {
-                let line_no = log.bytes[..offset.min(log.bytes.len())].iter().filter(|&&b| b == b'\n').count() + 1;
                 r.failures.push(finding(
                     Some(qid(hit)),
                     CheckKind::CleanLog,
                     "matches a line of a healthy session's log".into(),
-                    Some(format!("{}:{line_no}", log.name)),
+                    Some(format!("{}:{}", log.name, line_no(offset))),
                     Some(line.to_string()),
                 ));
             }
@@ -260,7 +315,7 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
     // A line of the corpus is caught when its rule (the first that matches it)
     // pauses or retries: the line alone, as the bait is checked.
     for line in corpus::for_profile(&profile.name) {
-        let caught = first_rule(line.line).is_some_and(|r| profile.rules[r].action.is_env_fault());
+        let caught = first_text_rule(line.line).is_some_and(|r| profile.rules[r].action.is_env_fault());
         match line.split {
             Split::Train => c.corpus_train.add(caught),
             Split::Test => c.corpus_test.add(caught),

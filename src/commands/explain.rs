@@ -9,7 +9,8 @@ use std::time::Instant;
 use crate::output::evidence::{evidence, safe_text};
 use crate::output::render::action_color;
 use crate::output::verdict::Action;
-use crate::pipeline::matcher::CompiledProfile;
+use crate::pipeline::matcher::{CompiledProfile, Scan};
+use crate::pipeline::records::{self, Records};
 use crate::pipeline::window::Window;
 use crate::pipeline::{Classified, Pipeline, Trace};
 
@@ -38,7 +39,7 @@ impl Style {
 /// Explains the classification of `window` (of the log `log`) by `pipeline`.
 pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool) -> String {
     let Classified { verdict, trace } = pipeline.classify_window(log, window);
-    let (Some(compiled), Some(Trace { window, cleaned, scan })) = (pipeline.compiled(), trace) else {
+    let (Some(compiled), Some(Trace { window, cleaned, records, scan })) = (pipeline.compiled(), trace) else {
         // Explain never skips (it has no --status), so every log is scanned.
         return format!("{} {}\n", verdict.action.as_str(), verdict.reason);
     };
@@ -58,6 +59,22 @@ pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool) -> S
         profile.rules.len()
     );
     let whole = if window.truncated() { "the last bytes of the log" } else { "the whole log" };
+    if let Some(records) = records {
+        let _ = writeln!(
+            out,
+            "{} bytes {}..{} of {} ({whole}), read as JSON Lines: {} records, {} other lines skipped{}",
+            style.bold("window"),
+            window.start,
+            window.end(),
+            window.log_bytes,
+            records.lines.len(),
+            records.invalid,
+            if records.cut { "; a record longer than the window was cut" } else { "" },
+        );
+        explain_records(&mut out, compiled, &window, &records, &scan, &style);
+        finish(&mut out, &verdict, &style);
+        return out;
+    }
     let _ = writeln!(
         out,
         "{} bytes {}..{} of {} ({whole}{}{}), {} lines after cleaning",
@@ -118,7 +135,10 @@ pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool) -> S
             let text = cleaned.line_text(l);
             let marker = if i == win.line { "▶" } else { " " };
             let shown = if i == win.line {
-                highlighted(compiled, win.pattern, text, &style, 14)
+                match win.pattern {
+                    Some(p) => highlighted(compiled, p, text, &style, 14),
+                    None => evidence(text, 0, false),
+                }
             } else {
                 style.dim(&evidence(text, 0, false))
             };
@@ -129,6 +149,62 @@ pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool) -> S
     } else {
         let _ = writeln!(out, "\n{} no rule matched: nothing says the environment failed", style.bold("winner"));
     }
+    finish(&mut out, &verdict, &style);
+    out
+}
+
+/// The hits of a window read as records, and the winner.
+fn explain_records(
+    out: &mut String,
+    compiled: &CompiledProfile,
+    window: &Window,
+    records: &Records,
+    scan: &Scan,
+    style: &Style,
+) {
+    let profile = &compiled.profile;
+    let shown = |r: usize, bytes: &[u8]| {
+        let text = records::parse(bytes).and_then(|v| compiled.record_text(r, &v, bytes)).unwrap_or_default();
+        evidence(&text, 0, false)
+    };
+    let _ = writeln!(out, "\n{}", style.bold("matching records"));
+    for (i, span) in records.lines.iter().enumerate() {
+        let bytes = records.bytes(&window.bytes, span);
+        let Some(value) = records::parse(bytes) else { continue };
+        let Some((r, _)) = compiled.first_record_rule(&value, bytes) else { continue };
+        let rule = &profile.rules[r];
+        let marker = if scan.last.is_some_and(|w| w.line == i) { "▶" } else { " " };
+        let _ = writeln!(
+            out,
+            "{marker} @{:<8} {}  {} → {}",
+            window.start + span.offset as u64,
+            style.bold(&rule.qualified_id()),
+            rule.kind,
+            style.action(rule.action)
+        );
+        let _ = writeln!(out, "             {}", shown(r, bytes));
+    }
+    match scan.last.filter(|_| !scan.timed_out) {
+        Some(win) => {
+            let _ = writeln!(
+                out,
+                "\n{} {} — the last record hit wins{}",
+                style.bold("winner"),
+                style.bold(&profile.rules[win.rule].qualified_id()),
+                if scan.progress.is_some_and(|p| p > win.line) { "; progress records follow it" } else { "" }
+            );
+        }
+        None if scan.timed_out => {
+            let _ = writeln!(out, "\n{} the scan passed the deadline", style.bold("timed out"));
+        }
+        None => {
+            let _ = writeln!(out, "\n{} no rule matched a record", style.bold("winner"));
+        }
+    }
+}
+
+/// The action, reason and captures.
+fn finish(out: &mut String, verdict: &crate::output::verdict::Verdict, style: &Style) {
     let meaning = match verdict.action {
         Action::Pause => "environment fault: do not charge; a person or the outage must pass",
         Action::Retry => "transient environment fault: retry after a backoff, do not charge",
@@ -143,7 +219,6 @@ pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool) -> S
     if let Some(secs) = verdict.captures.retry_after_s {
         let _ = writeln!(out, "{} retry_after_s = {secs}", style.bold("capture"));
     }
-    out
 }
 
 /// The line as evidence (cut, sanitised, redacted), with the match painted or,

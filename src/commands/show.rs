@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::profile::Profile;
+use crate::profile::record::{Condition, Scalar};
 
 #[derive(Serialize)]
 struct Doc<'a> {
@@ -13,6 +14,8 @@ struct Doc<'a> {
     carries_model_output: bool,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     progress: &'a [String],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    progress_records: Vec<toml::Table>,
     rule: Vec<RuleDoc<'a>>,
 }
 
@@ -37,6 +40,29 @@ struct RuleDoc<'a> {
     counterexamples: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     after: Option<&'a crate::profile::After>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    record: Option<toml::Table>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<&'a str>,
+}
+
+/// Record conditions as the `record` table they were written as.
+fn conditions_table(conditions: &[Condition]) -> toml::Table {
+    let scalar = |s: &Scalar| match s {
+        Scalar::Str(v) => toml::Value::String(v.clone()),
+        Scalar::Int(v) => toml::Value::Integer(*v),
+        Scalar::Bool(v) => toml::Value::Boolean(*v),
+    };
+    conditions
+        .iter()
+        .map(|c| {
+            let value = match c.accepted.as_slice() {
+                [one] => scalar(one),
+                many => toml::Value::Array(many.iter().map(scalar).collect()),
+            };
+            (c.pointer.clone(), value)
+        })
+        .collect()
 }
 
 /// The profile as TOML, with a header comment saying where it resolved from.
@@ -47,6 +73,7 @@ pub fn to_toml(profile: &Profile) -> Result<String, toml::ser::Error> {
         description: profile.description.as_deref(),
         carries_model_output: profile.carries_model_output,
         progress: &profile.progress,
+        progress_records: profile.progress_records.iter().map(|c| conditions_table(c)).collect(),
         rule: profile
             .rules
             .iter()
@@ -55,13 +82,15 @@ pub fn to_toml(profile: &Profile) -> Result<String, toml::ser::Error> {
                 kind: &r.kind,
                 action: r.action.as_str(),
                 pattern: (r.patterns.len() == 1).then(|| r.patterns[0].as_str()),
-                patterns: (r.patterns.len() != 1).then_some(r.patterns.as_slice()),
+                patterns: (r.patterns.len() > 1).then_some(r.patterns.as_slice()),
                 case_insensitive: r.case_insensitive,
                 description: r.description.as_deref(),
                 source: r.source.as_deref(),
                 examples: &r.examples,
                 counterexamples: &r.counterexamples,
                 after: r.after.as_ref(),
+                record: r.record.as_deref().map(conditions_table),
+                field: r.field.as_deref(),
             })
             .collect(),
     };

@@ -27,11 +27,14 @@
 //! | `timed_out` | bool | the deadline stopped the scan |
 //! | `error` | string or null | why the log could not be read |
 //! | `elapsed_us` | integer | microseconds spent on this log |
+//! | `input` | `"text"`, `"jsonl"` | how the window was read: screen text, or JSON Lines records |
 //! | `recovered` | bool | the winning fault was followed by progress: the session got past it, and the verdict is `charge` |
 
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
+
+pub use crate::pipeline::records::Input;
 use serde::{Deserialize, Serialize};
 
 /// The value of [`Verdict::schema`].
@@ -111,11 +114,14 @@ pub struct Verdict {
     pub error: Option<String>,
     /// Microseconds spent on this log.
     pub elapsed_us: u64,
-    /// True when the last fault in the window was followed by lines showing the
-    /// agent working again (the profile's `progress` patterns): the session got
-    /// past it, so it is not what the session died of. `action` is then
-    /// `charge`; `kind`, `rule` and `evidence` name the fault it recovered from.
-    #[serde(default)]
+    /// How the window was read: `text` (screen text) or `jsonl` (JSON Lines
+    /// records); `text` when nothing was read, unless `--input jsonl` was given.
+    pub input: Input,
+    /// True when the last fault in the window was followed by the agent
+    /// working again (the profile's `progress` patterns, or `progress_records`
+    /// for records): the session got past it, so it is not what the session
+    /// died of. `action` is then `charge`; `kind`, `rule` and `evidence` name
+    /// the fault it recovered from.
     pub recovered: bool,
 }
 

@@ -1,5 +1,7 @@
 //! Decide stage (SPEC §1.5): from the scan to the verdict — the last hit wins,
-//! its rule's action is the action; skip, unreadable and timed-out verdicts.
+//! its rule's action is the action, unless progress follows it (recovered);
+//! skip, unreadable and timed-out verdicts. The scan may be of cleaned lines
+//! or of records ([`Body`]).
 
 use std::time::Duration;
 
@@ -8,7 +10,35 @@ use crate::output::verdict::{Action, Captures, Hit, SCHEMA_ID, Verdict, WindowIn
 use crate::pipeline::clean::Cleaned;
 use crate::pipeline::hints::parse_duration_secs;
 use crate::pipeline::matcher::{CompiledProfile, Scan};
+use crate::pipeline::records::{self, Input, Records};
 use crate::pipeline::window::Window;
+
+/// What the scan went over: the cleaned lines of a text window, or the
+/// records of a JSON Lines one. Hits name lines of it by index.
+#[derive(Debug, Clone, Copy)]
+pub enum Body<'a> {
+    /// Screen text.
+    Text(&'a Cleaned),
+    /// JSON Lines records.
+    Records(&'a Records),
+}
+
+impl Body<'_> {
+    /// The offset, relative to the window, where line `i` starts.
+    fn offset(&self, i: usize) -> usize {
+        match self {
+            Body::Text(c) => c.lines[i].offset,
+            Body::Records(r) => r.lines[i].offset,
+        }
+    }
+
+    fn input(&self) -> Input {
+        match self {
+            Body::Text(_) => Input::Text,
+            Body::Records(_) => Input::Jsonl,
+        }
+    }
+}
 
 /// Who the verdict is about: the parts that do not depend on the scan.
 #[derive(Debug, Clone, Copy)]
@@ -55,6 +85,7 @@ fn base(subject: Subject<'_>, action: Action, reason: String) -> Verdict {
         timed_out: false,
         error: None,
         elapsed_us: 0,
+        input: Input::Text,
         recovered: false,
     }
 }
@@ -87,12 +118,12 @@ pub fn decide(
     subject: Subject<'_>,
     compiled: &CompiledProfile,
     window: &Window,
-    cleaned: &Cleaned,
+    body: Body<'_>,
     scan: &Scan,
     timeout: Duration,
 ) -> Verdict {
     let rules = &compiled.profile.rules;
-    let offset_of = |line: usize| window.start + cleaned.lines[line].offset as u64;
+    let offset_of = |line: usize| window.start + body.offset(line) as u64;
     let hits = scan
         .hits
         .iter()
@@ -127,43 +158,58 @@ pub fn decide(
             v
         }
         None => {
-            let what = if window.bytes.is_empty() {
-                "the window is empty".to_string()
-            } else {
-                format!("no rule matched the last {} bytes", window.bytes.len())
+            let what = match body {
+                _ if window.bytes.is_empty() => "the window is empty".to_string(),
+                Body::Text(_) => format!("no rule matched the last {} bytes", window.bytes.len()),
+                Body::Records(r) => format!(
+                    "no rule matched the {} records of the last {} bytes{}",
+                    r.lines.len(),
+                    window.bytes.len(),
+                    records_note(r)
+                ),
             };
             base(subject, Action::Charge, format!("no environment fault found: {what}"))
         }
         Some(hit) => {
             let rule = &rules[hit.rule];
-            let line = &cleaned.lines[hit.line];
-            let text = cleaned.line_text(line);
-            let found = compiled.find(hit.pattern, text);
+            let (text, fragment) = match body {
+                Body::Text(cleaned) => {
+                    let line = &cleaned.lines[hit.line];
+                    // The straddle guard keeps a cut first line only when it is
+                    // the only one: its start is then not the line's start.
+                    (cleaned.line_text(line).to_string(), window.starts_mid_line && line.offset == 0)
+                }
+                Body::Records(r) => {
+                    let bytes = r.bytes(&window.bytes, &r.lines[hit.line]);
+                    let text = records::parse(bytes).and_then(|v| compiled.record_text(hit.rule, &v, bytes));
+                    (text.unwrap_or_default(), false)
+                }
+            };
+            let text = text.as_str();
+            let found = hit.pattern.and_then(|p| compiled.find(p, text));
             let match_start = found.as_ref().map_or(0, |f| f.start);
-            // The straddle guard keeps a cut first line only when it is the only
-            // one: its start is then not the line's start.
-            let fragment = window.starts_mid_line && line.offset == 0;
             let ev = evidence(text, match_start, fragment);
+            // A fault the session got past is not what it died of (SPEC §1.5).
+            let recovered = rule.action.is_env_fault() && scan.progress.is_some_and(|p| p > hit.line);
             let mut captures = Captures::default();
             if let Some(found) = found {
                 captures.groups = found.groups.into_iter().map(|(k, v)| (k, safe_text(&v))).collect();
                 captures.retry_after_s = captures.groups.get("retry_after").and_then(|t| parse_duration_secs(t));
             }
-            let recovered = scan.recovered_at.map(&offset_of);
-            let reason = match (rule.action, recovered) {
-                (Action::Charge, _) => format!("the work failed ({}): {ev}", rule.kind),
-                (_, Some(at)) => format!(
-                    "the session recovered from an environment fault ({}) and went on working (from offset {at}), so the fault is not what it died of: {ev}",
-                    rule.kind
+            let reason = match rule.action {
+                _ if recovered => format!(
+                    "recovered: the session got past an environment fault ({}) and went on working from offset {}, so it is not what the session died of: {ev}",
+                    rule.kind,
+                    scan.progress.map(&offset_of).unwrap_or_default()
                 ),
-                (_, None) => match subject.status {
+                Action::Charge => format!("the work failed ({}): {ev}", rule.kind),
+                _ => match subject.status {
                     Some(status) => format!("environment fault ({}) in {status} session: {ev}", rule.kind),
                     None => format!("environment fault ({}): {ev}", rule.kind),
                 },
             };
-            let action = if recovered.is_some() { Action::Charge } else { rule.action };
-            let mut v = base(subject, action, reason);
-            v.recovered = recovered.is_some();
+            let mut v = base(subject, if recovered { Action::Charge } else { rule.action }, reason);
+            v.recovered = recovered;
             v.kind = Some(rule.kind.clone());
             v.rule = Some(rule.qualified_id());
             v.evidence = Some(ev);
@@ -174,7 +220,22 @@ pub fn decide(
     };
     v.hits = hits;
     v.window = Some(window_info);
+    v.input = body.input();
     v
+}
+
+/// What a reason adds about the records that were not read: invalid lines
+/// skipped, a record longer than the window.
+fn records_note(r: &Records) -> String {
+    let mut note = String::new();
+    if r.invalid > 0 {
+        let what = if r.invalid == 1 { "line that is not a JSON record" } else { "lines that are not JSON records" };
+        note.push_str(&format!("; {} {what} skipped", r.invalid));
+    }
+    if r.cut {
+        note.push_str("; a record is longer than the window and was cut (raise --tail-bytes)");
+    }
+    note
 }
 
 /// `2s`, `200ms`, `1.5s`: a deadline as a person writes it.

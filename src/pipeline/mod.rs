@@ -2,7 +2,11 @@
 //!
 //! ```text
 //! log ─window─▶ tail bytes ─clean─▶ lines ─matcher─▶ hits ─decide─▶ verdict
+//!                           └records─▶ records ─┘
 //! ```
+//!
+//! A window of JSON Lines (SPEC §1.7) goes through [`records`] instead of
+//! [`clean`]; the matcher and decide stages take either.
 //!
 //! [`Pipeline::classify`] owns the whole walk for one log and hands back the
 //! verdict with what the stages made on the way ([`Trace`]), so that
@@ -14,6 +18,7 @@ pub mod clean;
 pub mod decide;
 pub mod hints;
 pub mod matcher;
+pub mod records;
 pub mod window;
 
 use std::time::{Duration, Instant};
@@ -23,7 +28,8 @@ use crate::output::verdict::Verdict;
 use crate::pipeline::matcher::{CompiledProfile, Scan, Workload};
 use crate::profile::Profile;
 use clean::Cleaned;
-use decide::Subject;
+use decide::{Body, Subject};
+use records::{Input, InputMode, Records};
 use window::{LogSource, Window, WindowSpec};
 
 /// The scan deadline when none is given.
@@ -40,12 +46,20 @@ pub struct Settings {
     pub status: Option<String>,
     /// `--result-present`: the session produced its result; skip.
     pub result_present: bool,
+    /// `--input`: how each window is read.
+    pub input: InputMode,
 }
 
 impl Default for Settings {
     /// The default window and deadline, no status.
     fn default() -> Self {
-        Settings { window: WindowSpec::default(), timeout: DEFAULT_TIMEOUT, status: None, result_present: false }
+        Settings {
+            window: WindowSpec::default(),
+            timeout: DEFAULT_TIMEOUT,
+            status: None,
+            result_present: false,
+            input: InputMode::Auto,
+        }
     }
 }
 
@@ -83,8 +97,10 @@ pub struct Pipeline {
 pub struct Trace {
     /// The bytes read.
     pub window: Window,
-    /// The window's lines after cleaning.
+    /// The window's lines after cleaning (none when it was read as records).
     pub cleaned: Cleaned,
+    /// The window's records, when it was read as JSON Lines.
+    pub records: Option<Records>,
     /// The match stage's hits.
     pub scan: Scan,
 }
@@ -142,9 +158,12 @@ impl Pipeline {
             (None, None) => Classified { verdict: decide::skipped(subject, "nothing to scan".into()), trace: None },
             (None, Some(compiled)) => match window::read(source, settings.window) {
                 Err(e) => Classified { verdict: decide::unreadable(subject, e.to_string()), trace: None },
-                Ok(window) => scan_window(compiled, subject, window, settings.timeout, watch),
+                Ok(window) => scan_window(compiled, subject, window, settings, watch),
             },
         };
+        if done.trace.is_none() {
+            done.verdict.input = self.nominal_input();
+        }
         done.verdict.elapsed_us = micros(started.elapsed());
         done
     }
@@ -157,7 +176,7 @@ impl Pipeline {
         let mut done = match (decide::skip_reason(subject.status, self.settings.result_present), &self.compiled) {
             (Some(reason), _) => Classified { verdict: decide::skipped(subject, reason), trace: None },
             (None, None) => Classified { verdict: decide::skipped(subject, "nothing to scan".into()), trace: None },
-            (None, Some(compiled)) => scan_window(compiled, subject, window, self.settings.timeout, &unwatched),
+            (None, Some(compiled)) => scan_window(compiled, subject, window, &self.settings, &unwatched),
         };
         done.verdict.elapsed_us = micros(started.elapsed());
         done
@@ -167,36 +186,55 @@ impl Pipeline {
     /// and has not answered within the deadline.
     pub fn overdue(&self, log: &str, started: Instant) -> Verdict {
         let mut v = decide::overdue(self.subject(log), self.settings.timeout);
+        v.input = self.nominal_input();
         v.elapsed_us = micros(started.elapsed());
         v
     }
 
     /// The verdict of a log whose classification failed with `error`.
     pub fn failed(&self, log: &str, error: String) -> Verdict {
-        decide::unreadable(self.subject(log), error)
+        let mut v = decide::unreadable(self.subject(log), error);
+        v.input = self.nominal_input();
+        v
+    }
+
+    /// How a log is said to be read when its window was not: `jsonl` only
+    /// when `--input jsonl` forces it.
+    fn nominal_input(&self) -> Input {
+        if self.settings.input == InputMode::Jsonl { Input::Jsonl } else { Input::Text }
     }
 }
 
-/// Clean, scan under the deadline, decide.
+/// Read as records or clean, scan under the deadline, decide.
 fn scan_window(
     compiled: &CompiledProfile,
     subject: Subject<'_>,
     window: Window,
-    timeout: Duration,
+    settings: &Settings,
     watch: Watch<'_>,
 ) -> Classified {
+    let timeout = settings.timeout;
     let scan_start = Instant::now();
     let small = window.bytes.len() <= BOUNDED_WINDOW;
     if !small {
         watch(scan_start, false);
+    }
+    if let Some(records) = records::read(&window.bytes, window.starts_mid_line, settings.input) {
+        if small {
+            watch(scan_start, compiled.records_are_bounded(&records));
+        }
+        let scan = compiled.scan_records(&window.bytes, &records, Some(scan_start + timeout));
+        let verdict = decide::decide(subject, compiled, &window, Body::Records(&records), &scan, timeout);
+        let trace = Trace { window, cleaned: Cleaned::default(), records: Some(records), scan };
+        return Classified { verdict, trace: Some(trace) };
     }
     let cleaned = clean::clean(&window.bytes, window.starts_mid_line);
     if small {
         watch(scan_start, compiled.scan_is_bounded(&cleaned));
     }
     let scan = compiled.scan(&cleaned, Some(scan_start + timeout));
-    let verdict = decide::decide(subject, compiled, &window, &cleaned, &scan, timeout);
-    Classified { verdict, trace: Some(Trace { window, cleaned, scan }) }
+    let verdict = decide::decide(subject, compiled, &window, Body::Text(&cleaned), &scan, timeout);
+    Classified { verdict, trace: Some(Trace { window, cleaned, records: None, scan }) }
 }
 
 fn micros(d: Duration) -> u64 {

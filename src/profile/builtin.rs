@@ -22,6 +22,8 @@ pub struct Builtin {
     pub rules: &'static [LeanRule],
     /// Patterns of lines that show the agent working again.
     pub progress: &'static [&'static str],
+    /// `progress_records`, each a set of conditions.
+    pub progress_records: &'static [&'static [LeanCondition]],
 }
 
 /// A built-in rule as matching needs it (no examples, no prose).
@@ -39,6 +41,10 @@ pub struct LeanRule {
     pub patterns: &'static [LeanPattern],
     /// The framing a line above must have.
     pub after: Option<LeanAfter>,
+    /// Its record conditions: a rule over records when present.
+    pub record: Option<&'static [LeanCondition]>,
+    /// The JSON pointer of the record's text.
+    pub field: Option<&'static str>,
 }
 
 /// A built-in rule's `after`.
@@ -48,6 +54,43 @@ pub struct LeanAfter {
     pub pattern: &'static str,
     /// How many lines above it may be.
     pub within: usize,
+}
+
+/// A built-in record condition (see [`crate::profile::record::Condition`]).
+#[derive(Debug, Clone, Copy)]
+pub struct LeanCondition {
+    /// The JSON pointer.
+    pub pointer: &'static str,
+    /// The accepted values.
+    pub accepted: &'static [LeanScalar],
+}
+
+/// A built-in accepted value (see [`crate::profile::record::Scalar`]).
+#[derive(Debug, Clone, Copy)]
+pub enum LeanScalar {
+    /// A string.
+    Str(&'static str),
+    /// An integer.
+    Int(i64),
+    /// A boolean.
+    Bool(bool),
+}
+
+impl LeanCondition {
+    /// The condition as a profile holds it.
+    pub fn to_condition(&self) -> crate::profile::record::Condition {
+        use crate::profile::record::Scalar;
+        let accepted = self
+            .accepted
+            .iter()
+            .map(|s| match *s {
+                LeanScalar::Str(v) => Scalar::Str(v.to_string()),
+                LeanScalar::Int(v) => Scalar::Int(v),
+                LeanScalar::Bool(v) => Scalar::Bool(v),
+            })
+            .collect();
+        crate::profile::record::Condition { pointer: self.pointer.to_string(), accepted }
+    }
 }
 
 /// A built-in pattern with what `build.rs` worked out from its syntax tree.

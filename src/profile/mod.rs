@@ -5,6 +5,7 @@
 pub mod builtin;
 pub mod lite;
 pub mod literal;
+pub mod record;
 pub mod resolve;
 pub mod schema;
 
@@ -61,4 +62,7 @@ pub struct Profile {
     /// `test` checks that no rule matches a line of them. Empty when resolved
     /// for matching only ([`Resolver::resolve_for_matching`]).
     pub texts: Vec<(String, String)>,
+    /// Records that show the agent working again (SPEC §1.5 over records):
+    /// inherited first, then its own.
+    pub progress_records: Vec<Vec<record::Condition>>,
 }

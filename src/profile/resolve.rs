@@ -250,6 +250,8 @@ fn lean(b: &builtin::Builtin) -> ProfileFile {
                 .collect(),
             lite: r.patterns.iter().map(|p| p.lite).collect(),
             builtin: true,
+            record: r.record.map(|cs| cs.iter().map(builtin::LeanCondition::to_condition).collect()),
+            field: r.field.map(str::to_string),
         })
         .collect();
     ProfileFile {
@@ -261,6 +263,11 @@ fn lean(b: &builtin::Builtin) -> ProfileFile {
         rules,
         progress: b.progress.iter().map(|p| (*p).to_string()).collect(),
         unknown_keys: Vec::new(),
+        progress_records: b
+            .progress_records
+            .iter()
+            .map(|cs| cs.iter().map(builtin::LeanCondition::to_condition).collect())
+            .collect(),
     }
 }
 
@@ -274,6 +281,7 @@ fn standalone(file: ProfileFile, origin: Origin, text: Option<(String, String)>)
         progress: file.progress,
         unknown_keys: file.unknown_keys,
         texts: text.into_iter().collect(),
+        progress_records: file.progress_records,
     }
 }
 
@@ -310,6 +318,8 @@ fn merge(
     unknown_keys.extend(file.unknown_keys);
     let mut texts = base.texts;
     texts.extend(text);
+    let mut progress_records = base.progress_records;
+    progress_records.extend(file.progress_records);
     Ok(Profile {
         name: file.name,
         description: file.description.or(base.description),
@@ -319,6 +329,7 @@ fn merge(
         progress,
         unknown_keys,
         texts,
+        progress_records,
     })
 }
 

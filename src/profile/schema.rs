@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use crate::error::{ProfileError, RuleError};
 use crate::output::verdict::Action;
+use crate::profile::record::{self, Condition};
 
 /// The longest pattern accepted, in bytes: a cap before any parsing work.
 pub const MAX_PATTERN_LEN: usize = 4096;
@@ -66,9 +67,20 @@ pub struct Rule {
     /// Built in: validated when faultsift was built, so its patterns are
     /// compiled on first use rather than at load.
     pub builtin: bool,
+    /// A rule over JSON Lines records (SPEC §1.7): every condition must hold.
+    /// A rule with `record` applies only to records; one without, only to text.
+    pub record: Option<Vec<Condition>>,
+    /// The JSON pointer of the record's text that `patterns`, the evidence and
+    /// the captures use (record rules only).
+    pub field: Option<String>,
 }
 
 impl Rule {
+    /// The rule matches records, not text lines.
+    pub fn is_record_rule(&self) -> bool {
+        self.record.is_some()
+    }
+
     /// `profile/id`, as the verdict names the rule.
     pub fn qualified_id(&self) -> String {
         format!("{}/{}", self.profile, self.id)
@@ -99,6 +111,9 @@ pub struct ProfileFile {
     pub progress: Vec<String>,
     /// Top-level keys that are not part of the format (ignored by `classify`).
     pub unknown_keys: Vec<String>,
+    /// `progress_records`: records that show the agent working again
+    /// (recovery over records, SPEC §1.5), each a set of conditions.
+    pub progress_records: Vec<Vec<Condition>>,
 }
 
 #[derive(Deserialize)]
@@ -115,6 +130,8 @@ struct RawProfile {
     progress: Vec<String>,
     #[serde(default)]
     rule: Vec<toml::Table>,
+    #[serde(default)]
+    progress_records: Vec<toml::Table>,
     #[serde(flatten)]
     other: BTreeMap<String, toml::Value>,
 }
@@ -137,6 +154,8 @@ struct RawRule {
     #[serde(default)]
     counterexamples: Vec<String>,
     after: Option<After>,
+    record: Option<toml::Table>,
+    field: Option<String>,
 }
 
 fn default_kind() -> String {
@@ -169,6 +188,8 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
             literals: vec![literals],
             lite: Vec::new(),
             builtin: false,
+            record: None,
+            field: None,
         });
     }
 
@@ -185,6 +206,18 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
     for (i, pattern) in raw.progress.iter().enumerate() {
         check_pattern(pattern, false).map_err(|c| rule_err(format!("progress[{i}]"), c))?;
     }
+    let progress_records = raw
+        .progress_records
+        .iter()
+        .enumerate()
+        .map(|(index, table)| {
+            record::conditions(table).map_err(|message| ProfileError::ProgressRecord {
+                origin: origin.to_string(),
+                index,
+                message,
+            })
+        })
+        .collect::<Result<_, _>>()?;
 
     Ok(ProfileFile {
         name,
@@ -195,6 +228,7 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
         rules,
         progress: raw.progress,
         unknown_keys: raw.other.into_keys().collect(),
+        progress_records,
     })
 }
 
@@ -217,9 +251,16 @@ fn rule_from_table(profile: &str, table: toml::Table) -> Result<Rule, RuleError>
         Some("charge") => Action::Charge,
         Some(other) => return Err(RuleError::UnknownAction(other.to_string())),
     };
+    let record = raw.record.as_ref().map(record::conditions).transpose().map_err(RuleError::Record)?;
+    match (&raw.field, &record) {
+        (Some(_), None) => return Err(RuleError::Record("`field` needs `record` (a rule over records)".into())),
+        (Some(field), Some(_)) => record::check_pointer(field).map_err(|e| RuleError::Record(format!("field: {e}")))?,
+        _ => {}
+    }
     let patterns = match (raw.pattern, raw.patterns) {
         (Some(p), None) => vec![p],
         (None, Some(ps)) if !ps.is_empty() => ps,
+        (None, None) if record.is_some() => Vec::new(),
         _ => return Err(RuleError::Patterns),
     };
     let literals = patterns.iter().map(|p| check_pattern(p, raw.case_insensitive)).collect::<Result<_, _>>()?;
@@ -244,6 +285,8 @@ fn rule_from_table(profile: &str, table: toml::Table) -> Result<Rule, RuleError>
         literals,
         lite: Vec::new(),
         builtin: false,
+        record,
+        field: raw.field,
     })
 }
 
@@ -411,6 +454,32 @@ pre = "echo hi"
         assert_eq!(f.progress, ["^⏺ Bash\\("]);
         let e = parse_str("progress = ['ok', '(?=x)y']\n").unwrap_err();
         assert!(e.starts_with("t.toml: rule `progress[1]`: ") && e.contains("look-around"), "{e}");
+    }
+
+    #[test]
+    fn record_rules_parse_and_are_checked() {
+        let p = parse_str(
+            "progress_records = [{ \"/type\" = \"assistant\" }]\n[[rule]]\nid = \"a\"\nrecord = { \"/isApiErrorMessage\" = true, \"/apiErrorStatus\" = [429, 529] }\nfield = \"/message/content/0/text\"\n",
+        )
+        .unwrap();
+        let rule = &p.rules[0];
+        assert!(rule.is_record_rule() && rule.patterns.is_empty());
+        assert_eq!(rule.field.as_deref(), Some("/message/content/0/text"));
+        assert_eq!(rule.record.as_ref().map(Vec::len), Some(2));
+        assert_eq!(p.progress_records.len(), 1);
+        let cases = [
+            ("[[rule]]\nid = \"a\"\nfield = \"/x\"\npattern = 'x'\n", "`field` needs `record`"),
+            ("[[rule]]\nid = \"a\"\nrecord = { \"type\" = \"x\" }\n", "must start with `/`"),
+            ("[[rule]]\nid = \"a\"\nrecord = { \"/t\" = 1.5 }\n", "a float is not accepted"),
+            ("[[rule]]\nid = \"a\"\nrecord = {}\nfield = \"/a~2\"\n", "field: JSON pointer"),
+            ("[[rule]]\nid = \"a\"\nrecord = { \"/t\" = 1 }\nrecords = 1\n", "unknown field `records`"),
+        ];
+        for (text, needle) in cases {
+            let e = parse_str(text).unwrap_err();
+            assert!(e.starts_with("t.toml: rule `a`: ") && e.contains(needle), "{needle}: {e}");
+        }
+        let e = parse_str("progress_records = [{ \"/t\" = [] }]\n").unwrap_err();
+        assert!(e.contains("progress_records[0]") && e.contains("empty"), "{e}");
     }
 
     #[test]

@@ -14,3 +14,4 @@ mod profiles;
 mod properties;
 mod snapshots;
 mod toolkit;
+mod transcripts;

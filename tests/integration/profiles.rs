@@ -147,7 +147,7 @@ fn a_fault_followed_by_progress_is_recovered_and_charged() {
     assert_eq!((v.action, v.env_fault, v.recovered), (Action::Charge, false, true));
     // The verdict still names the fault it got past, and says why it charges.
     assert_eq!(v.rule.as_deref(), Some("claude/connection-error-retrying"));
-    assert!(v.reason.contains("recovered from an environment fault (connection)"), "{}", v.reason);
+    assert!(v.reason.starts_with("recovered: the session got past an environment fault (connection)"), "{}", v.reason);
 }
 
 #[test]

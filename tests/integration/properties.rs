@@ -13,16 +13,38 @@ use proptest::prelude::*;
 
 use crate::hostile::{Rng, assert_well_formed};
 
-/// The built-in `claude` profile, compiled once for every case.
+/// The built-in `claude` profile, compiled once for every case, reading
+/// windows as screen text: these properties are about text, and a window that
+/// holds nothing but one of the profile's JSON-body examples would otherwise
+/// be read as records, as `--input auto` means it to be.
 fn claude() -> &'static Pipeline {
     static C: OnceLock<Pipeline> = OnceLock::new();
-    C.get_or_init(|| crate::util::builtin_pipeline("claude", Some("timeout")))
+    C.get_or_init(|| {
+        let profile =
+            faultsift::profile::Resolver::new(vec![faultsift::profile::Layer::Builtin]).resolve("claude").unwrap();
+        let settings = faultsift::Settings {
+            status: Some("timeout".into()),
+            input: faultsift::pipeline::records::InputMode::Text,
+            ..faultsift::Settings::default()
+        };
+        Pipeline::new(profile, settings, faultsift::Workload::Few).unwrap()
+    })
 }
 
 /// The lines the `claude` profile's rules must match.
 fn examples() -> &'static [String] {
     static E: OnceLock<Vec<String>> = OnceLock::new();
-    E.get_or_init(|| claude().profile().unwrap().rules.iter().flat_map(|r| r.examples.clone()).collect())
+    // Lines of screen text: a record rule's examples are JSON records.
+    E.get_or_init(|| {
+        claude()
+            .profile()
+            .unwrap()
+            .rules
+            .iter()
+            .filter(|r| !r.is_record_rule())
+            .flat_map(|r| r.examples.clone())
+            .collect()
+    })
 }
 
 fn classify(window: &Window) -> Verdict {

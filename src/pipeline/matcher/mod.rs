@@ -12,10 +12,14 @@ use std::time::Instant;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::{Regex, RegexBuilder};
 
+use serde_json::Value;
+
 use crate::error::{ProfileError, RuleError};
-use crate::pipeline::clean::Cleaned;
+use crate::pipeline::clean::{Cleaned, clean_line};
+use crate::pipeline::records::{self, Records};
 use crate::profile::Profile;
 use crate::profile::builtin::LiteForm;
+use crate::profile::record::{Condition, Scalar};
 
 /// Compiled-size limit of each pattern's regex, in bytes.
 pub const SIZE_LIMIT: usize = 16 << 20;
@@ -91,6 +95,10 @@ pub struct CompiledProfile {
     /// Every progress pattern is a built-in one (checked when faultsift was
     /// built), so preparing them is bounded.
     builtin_progress: bool,
+    /// Per rule, its patterns' indices.
+    rule_patterns: Vec<std::ops::Range<usize>>,
+    /// The indices of the rules over records, in profile order.
+    record_rules: Vec<usize>,
 }
 
 /// A rule's `after` condition, its regex compiled on first need.
@@ -310,8 +318,9 @@ pub struct LineHit {
     pub line: usize,
     /// Index into the profile's rules.
     pub rule: usize,
-    /// Index of the rule's first pattern that matched (into the compiled list).
-    pub pattern: usize,
+    /// Index of the rule's first pattern that matched (into the compiled
+    /// list); none for a record rule without patterns.
+    pub pattern: Option<usize>,
 }
 
 /// What one rule did over the window.
@@ -330,13 +339,16 @@ pub struct RuleHits {
 pub struct Scan {
     /// The last line hit: the winner (recency).
     pub last: Option<LineHit>,
-    /// When the winner is an environment fault: the first line after it that
-    /// shows the agent working again (a progress pattern), if any.
-    pub recovered_at: Option<usize>,
     /// Per rule that hit, in profile order.
     pub hits: Vec<RuleHits>,
     /// The deadline stopped the scan before the last line.
     pub timed_out: bool,
+    /// A line that shows the agent working again after the winner, when the
+    /// winner is an environment fault: for text, the first line after it
+    /// matching a `progress` pattern; for records, the last record matching
+    /// `progress_records` (and no rule). The session then recovered if it
+    /// comes after the winner.
+    pub progress: Option<usize>,
 }
 
 fn build_regex(pattern: &str) -> Result<Regex, regex::Error> {
@@ -419,7 +431,9 @@ impl CompiledProfile {
         let mut exact: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut folded: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut always = Vec::new();
+        let mut rule_patterns = Vec::with_capacity(profile.rules.len());
         for (r, rule) in profile.rules.iter().enumerate() {
+            let first = patterns.len();
             for (i, p) in rule.effective_patterns().enumerate() {
                 let index = patterns.len();
                 let slot = OnceLock::new();
@@ -431,7 +445,9 @@ impl CompiledProfile {
                     })?;
                     let _ = slot.set(Some(Engine::Full(regex)));
                 }
+                // A record rule's patterns search its field's text, never a line.
                 match rule.literals.get(i).cloned().flatten() {
+                    _ if rule.is_record_rule() => {}
                     Some(lits) => {
                         let map = if rule.case_insensitive { &mut folded } else { &mut exact };
                         for lit in lits {
@@ -446,7 +462,10 @@ impl CompiledProfile {
                 lite.push(if rule.builtin { rule.lite.get(i).copied().flatten() } else { None });
                 full.push(OnceLock::new());
             }
+            rule_patterns.push(first..patterns.len());
         }
+        let record_rules =
+            profile.rules.iter().enumerate().filter(|(_, r)| r.is_record_rule()).map(|(i, _)| i).collect();
         let literal_sets = [LiteralSet::build(exact, false, workload), LiteralSet::build(folded, true, workload)]
             .into_iter()
             .flatten()
@@ -498,6 +517,8 @@ impl CompiledProfile {
             framings,
             progress,
             builtin_progress,
+            rule_patterns,
+            record_rules,
         })
     }
 
@@ -653,18 +674,146 @@ impl CompiledProfile {
             let slot = per_rule[rule].get_or_insert(RuleHits { rule, count: 0, last_line: line });
             slot.count += 1;
             slot.last_line = line;
-            scan.last = Some(LineHit { line, rule, pattern });
+            scan.last = Some(LineHit { line, rule, pattern: Some(pattern) });
         }
         scan.hits = per_rule.into_iter().flatten().collect();
         // A fault the session got past is not what it died of (SPEC §1.5).
         if let Some(last) = scan.last.filter(|l| !scan.timed_out && self.profile.rules[l.rule].action.is_env_fault()) {
             match self.progress_after(cleaned, last.line, &mut pacer, deadline) {
-                Ok(at) => scan.recovered_at = at,
+                Ok(at) => scan.progress = at,
                 Err(()) => scan.timed_out = true,
             }
         }
         scan
     }
+}
+
+impl CompiledProfile {
+    /// Whether the profile has rules over records.
+    pub fn has_record_rules(&self) -> bool {
+        !self.record_rules.is_empty()
+    }
+
+    /// The first record rule (in profile order) whose conditions hold for
+    /// `record` and, when it has patterns, one of which matches its text;
+    /// with the first of its patterns that matched. `line` is the record as
+    /// written (the text of a rule without `field`).
+    pub fn first_record_rule(&self, record: &Value, line: &[u8]) -> Option<(usize, Option<usize>)> {
+        self.record_rules.iter().find_map(|&r| Some((r, self.record_rule_match(r, record, line)?)))
+    }
+
+    /// Whether record rule `rule` matches `record` (see
+    /// [`CompiledProfile::first_record_rule`]): `Some` with the first of its
+    /// patterns that matched, if it has any.
+    pub fn record_rule_match(&self, rule: usize, record: &Value, line: &[u8]) -> Option<Option<usize>> {
+        let conditions = self.profile.rules.get(rule)?.record.as_deref()?;
+        if !conditions.iter().all(|c| holds(c, record)) {
+            return None;
+        }
+        let range = self.rule_patterns[rule].clone();
+        if range.is_empty() {
+            return Some(None);
+        }
+        let text = self.record_text(rule, record, line)?;
+        range.into_iter().find(|&p| self.is_match(p, &text)).map(Some)
+    }
+
+    /// The text of `record` that rule `rule` matches and shows: its `field`,
+    /// cleaned of control characters and line breaks (a string as it is, a
+    /// number or boolean as written, anything else as compact JSON), or the
+    /// whole record line when the rule names no field. None when the field
+    /// is missing or null.
+    pub fn record_text(&self, rule: usize, record: &Value, line: &[u8]) -> Option<String> {
+        let text = match self.profile.rules[rule].field.as_deref() {
+            None => String::from_utf8_lossy(line).into_owned(),
+            Some(pointer) => match lookup(record, pointer)? {
+                Value::Null => return None,
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            },
+        };
+        Some(clean_line(&text))
+    }
+
+    /// Whether `record` shows the agent working again (`progress_records`).
+    pub fn is_progress(&self, record: &Value) -> bool {
+        self.profile.progress_records.iter().any(|cs| cs.iter().all(|c| holds(c, record)))
+    }
+
+    /// Whether scanning `records` keeps to its deadline without a watchdog:
+    /// as for text ([`CompiledProfile::scan_is_bounded`]), every pattern built
+    /// in and no record longer than [`BOUNDED_LINE`].
+    pub fn records_are_bounded(&self, records: &Records) -> bool {
+        self.lite.iter().all(Option::is_some) && records.lines.iter().all(|l| l.end - l.offset <= BOUNDED_LINE)
+    }
+
+    /// Scans the records of `window`; the last record hit wins, as for text.
+    /// Each record is parsed once, matched, and dropped. The deadline is
+    /// looked at as for text, every `DEADLINE_BYTES` of records.
+    pub fn scan_records(&self, window: &[u8], records: &Records, deadline: Option<Instant>) -> Scan {
+        let mut per_rule: Vec<Option<RuleHits>> = vec![None; self.profile.rules.len()];
+        let mut scan = Scan::default();
+        let mut pacer = Pacer::default();
+        let watch_progress = !self.profile.progress_records.is_empty();
+        if self.record_rules.is_empty() && !watch_progress {
+            return scan;
+        }
+        for (line, span) in records.lines.iter().enumerate() {
+            let bytes = records.bytes(window, span);
+            if pacer.due(bytes.len()) && deadline.is_some_and(|d| Instant::now() >= d) {
+                scan.timed_out = true;
+                break;
+            }
+            let Some(record) = records::parse(bytes) else { continue };
+            match self.first_record_rule(&record, bytes) {
+                Some((rule, pattern)) => {
+                    let slot = per_rule[rule].get_or_insert(RuleHits { rule, count: 0, last_line: line });
+                    slot.count += 1;
+                    slot.last_line = line;
+                    scan.last = Some(LineHit { line, rule, pattern });
+                }
+                None if watch_progress && self.is_progress(&record) => scan.progress = Some(line),
+                None => {}
+            }
+        }
+        scan.hits = per_rule.into_iter().flatten().collect();
+        scan
+    }
+}
+
+/// The value at JSON pointer `pointer` (RFC 6901) in `value`, as
+/// `Value::pointer` finds it, without allocating for tokens that hold no
+/// escape: every record meets every record rule's conditions, so lookups are
+/// the scan's inner loop.
+fn lookup<'v>(value: &'v Value, pointer: &str) -> Option<&'v Value> {
+    if pointer.is_empty() {
+        return Some(value);
+    }
+    pointer.strip_prefix('/')?.split('/').try_fold(value, |v, token| {
+        let token: std::borrow::Cow<'_, str> =
+            if token.contains('~') { token.replace("~1", "/").replace("~0", "~").into() } else { token.into() };
+        match v {
+            Value::Object(map) => map.get(token.as_ref()),
+            Value::Array(items) => {
+                let digits = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit());
+                let canonical = token.len() == 1 || !token.starts_with('0');
+                if digits && canonical { items.get(token.parse::<usize>().ok()?) } else { None }
+            }
+            _ => None,
+        }
+    })
+}
+
+/// Whether `record` holds one of the condition's accepted values at its pointer.
+fn holds(c: &Condition, record: &Value) -> bool {
+    let Some(found) = lookup(record, &c.pointer) else { return false };
+    c.accepted.iter().any(|a| match (a, found) {
+        (Scalar::Str(want), Value::String(s)) => want == s,
+        (Scalar::Bool(want), Value::Bool(b)) => want == b,
+        // 529 and 529.0 are the same number in JSON.
+        (Scalar::Int(want), Value::Number(n)) => n.as_i64() == Some(*want) || n.as_f64() == Some(*want as f64),
+        _ => false,
+    })
 }
 
 /// When the scan looks at the clock: before its first line, then before the
@@ -724,6 +873,7 @@ mod tests {
             progress: f.progress,
             unknown_keys: Vec::new(),
             texts: Vec::new(),
+            progress_records: Vec::new(),
         };
         CompiledProfile::compile(p, "t.toml")
     }
@@ -762,7 +912,7 @@ mod tests {
         let c = compiled(TWO).unwrap();
         let cleaned = clean(b"beta one\nalpha two\nnothing\nbeta three\n", false);
         let scan = c.scan(&cleaned, None);
-        assert_eq!(scan.last, Some(LineHit { line: 3, rule: 1, pattern: 1 }));
+        assert_eq!(scan.last, Some(LineHit { line: 3, rule: 1, pattern: Some(1) }));
         assert_eq!(
             scan.hits,
             [RuleHits { rule: 0, count: 1, last_line: 1 }, RuleHits { rule: 1, count: 2, last_line: 3 }]
@@ -870,11 +1020,23 @@ pattern = '^Retrying in \d+s'
         let c = compiled(FRAMED).unwrap();
         let scan = |text: &str| c.scan(&clean(text.as_bytes(), false), None);
         let recovered = scan("Retrying in 4s\n> \n⏺ Bash(cargo test)\nok\n");
-        assert_eq!((recovered.last.map(|h| h.line), recovered.recovered_at), (Some(0), Some(2)));
+        assert_eq!((recovered.last.map(|h| h.line), recovered.progress), (Some(0), Some(2)));
         // Only prompt and status lines after the fault: still the fault.
-        assert_eq!(scan("Retrying in 4s\n> \n  ? for shortcuts\n").recovered_at, None);
+        assert_eq!(scan("Retrying in 4s\n> \n  ? for shortcuts\n").progress, None);
         // Progress before the fault does not count.
-        assert_eq!(scan("⏺ Bash(ls)\nRetrying in 4s\n").recovered_at, None);
+        assert_eq!(scan("⏺ Bash(ls)\nRetrying in 4s\n").progress, None);
+    }
+
+    #[test]
+    fn pointer_lookup_agrees_with_serde_json() {
+        let v: Value =
+            serde_json::from_str(r#"{"a":{"b/c":[1,{"~d":true}]},"":{"e":2},"n":[0,1,2,3,4,5,6,7,8,9,10]}"#).unwrap();
+        let pointers =
+            ["", "/a", "/a/b~1c", "/a/b~1c/1/~0d", "/a/b~1c/01", "/a/b~1c/+1", "/a/b~1c/9", "//e", "/n/10", "/x", "a"];
+        for p in pointers {
+            assert_eq!(lookup(&v, p), v.pointer(p), "{p}");
+        }
+        assert_eq!(lookup(&v, "/a/b~1c/1/~0d"), Some(&Value::Bool(true)));
     }
 
     #[test]
