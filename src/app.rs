@@ -54,7 +54,11 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
 fn resolve_selected(select: &ProfileSelect) -> Result<Profile> {
     let resolver = Resolver::from_env(&select.dirs.profile_dirs)?;
     let selector = select.profile.as_deref().ok_or_else(|| resolver.none_given())?;
-    Ok(resolver.resolve_for_matching(selector)?)
+    let profile = resolver.resolve_for_matching(selector)?;
+    if let Some(note) = crate::profile::shadow_note(&profile) {
+        eprintln!("faultsift: {}", crate::output::safe::line(&note));
+    }
+    Ok(profile)
 }
 
 fn print(text: &str) -> Result<ExitCode> {
@@ -134,6 +138,9 @@ fn test_report_human(reports: &[check::ProfileReport]) -> String {
         if let Some(text) = &f.text {
             s.push_str(&format!(": {text:?}"));
         }
+        // The one sanitiser: profile names, ids and file texts are the
+        // user's, and this goes to a terminal.
+        let mut s = crate::output::safe::line(&s);
         s.push('\n');
         s
     };
@@ -150,8 +157,8 @@ fn test_report_human(reports: &[check::ProfileReport]) -> String {
         out.push_str(&format!(
             "{} {} ({}): {}, {}, {}, {}, {}{}\n",
             if c.failures == 0 { "ok  " } else { "FAIL" },
-            c.profile,
-            c.origin,
+            crate::output::safe::line(&c.profile),
+            crate::output::safe::line(&c.origin),
             plural(c.rules, "rule"),
             plural(c.examples, "example"),
             plural(c.counterexamples, "counterexample"),
@@ -206,14 +213,14 @@ fn profiles(dirs: &ProfileDirs) -> Result<ExitCode> {
         let (rules, model) = match resolver.resolve(&a.name) {
             Ok(p) => (p.rules.len().to_string(), if p.carries_model_output { "yes" } else { "no" }.to_string()),
             Err(e) => {
-                eprintln!("faultsift: {}", crate::error::printable(&e.to_string()));
+                eprintln!("faultsift: {}", crate::output::safe::line(&e.to_string()));
                 status = ExitCode::Error;
                 ("error".into(), "-".into())
             }
         };
         let shadows: Vec<String> = a.shadows.iter().map(|o| o.label()).collect();
         let shadows = if shadows.is_empty() { "-".to_string() } else { shadows.join(", ") };
-        rows.push([a.name, rules, model, a.origin.label(), shadows]);
+        rows.push([a.name, rules, model, a.origin.label(), shadows].map(|c| crate::output::safe::line(&c)));
     }
     let widths: Vec<usize> = (0..5).map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
     let mut out = String::new();
@@ -255,7 +262,7 @@ pub fn exit_status(result: Result<ExitCode>) -> u8 {
             {
                 return ExitCode::Success.code();
             }
-            eprintln!("faultsift: {}", crate::error::printable(&format!("{err:#}")));
+            eprintln!("faultsift: {}", crate::output::safe::line(&format!("{err:#}")));
             ExitCode::Error.code()
         }
     }
@@ -319,7 +326,7 @@ impl Output {
         }
         if let Some(e) = &v.error {
             self.any_error = true;
-            let report = || eprintln!("faultsift: {}", crate::error::printable(&format!("{}: {e}", v.log)));
+            let report = || eprintln!("faultsift: {}", crate::output::safe::line(&format!("{}: {e}", v.log)));
             match &self.progress {
                 Some(bar) => bar.suspend(report),
                 None => report(),

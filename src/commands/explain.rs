@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use crate::output::evidence::{evidence, safe_text};
 use crate::output::render::action_color;
+use crate::output::safe;
 use crate::output::verdict::Action;
 use crate::pipeline::matcher::CompiledProfile;
 use crate::pipeline::window::Window;
@@ -52,9 +53,9 @@ pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool) -> S
         out,
         "{} {} with profile {} ({}, {} rules)",
         style.bold("log"),
-        subject.log,
-        style.bold(&profile.name),
-        profile.origin.label(),
+        safe::line(subject.log),
+        style.bold(&safe::line(&profile.name)),
+        safe::line(&profile.origin.label()),
         profile.rules.len()
     );
     let whole = if window.truncated() { "the last bytes of the log" } else { "the whole log" };
@@ -94,7 +95,7 @@ pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool) -> S
             out,
             "  @{:<8} {}  {} → {}",
             window.start + line.offset as u64,
-            style.bold(&rule.qualified_id()),
+            style.bold(&safe::line(&rule.qualified_id())),
             rule.kind,
             style.action(rule.action)
         );
@@ -108,7 +109,7 @@ pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool) -> S
             "\n{} @{} {} — the last hit in the window wins (recency: the state the session died in)",
             style.bold("winner"),
             window.start + line.offset as u64,
-            style.bold(&profile.rules[win.rule].qualified_id())
+            style.bold(&safe::line(&profile.rules[win.rule].qualified_id()))
         );
         let _ = writeln!(out, "{}", style.bold("context"));
         let from = win.line.saturating_sub(CONTEXT);
@@ -138,7 +139,7 @@ pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool) -> S
     let _ = writeln!(out, "{} {} ({meaning})", style.bold("action"), style.action(verdict.action));
     let _ = writeln!(out, "{} {}", style.bold("reason"), verdict.reason);
     for (name, value) in &verdict.captures.groups {
-        let _ = writeln!(out, "{} {name} = {value}", style.bold("capture"));
+        let _ = writeln!(out, "{} {} = {}", style.bold("capture"), safe::line(name), safe::line(value));
     }
     if let Some(secs) = verdict.captures.retry_after_s {
         let _ = writeln!(out, "{} retry_after_s = {secs}", style.bold("capture"));

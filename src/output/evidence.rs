@@ -2,7 +2,7 @@
 //! characters windowed around the match, `…` at each cut end, no control
 //! characters, secrets redacted.
 
-use crate::output::redact;
+use crate::output::{redact, safe};
 
 /// The longest evidence, in characters, `…` marks included.
 pub const MAX_CHARS: usize = 240;
@@ -22,7 +22,7 @@ pub fn evidence(line: &str, match_start: usize, fragment: bool) -> String {
     let region = &line[a..b];
     let redacted = redact::redact(region);
     let mark = redacted.map(match_start - a);
-    let chars: Vec<char> = redacted.text.chars().map(sanitize).collect();
+    let chars: Vec<char> = redacted.text.chars().map(safe::blank).collect();
     let m = redacted.text.get(..mark).map_or(0, |s| s.chars().count());
 
     // Surrounding blanks carry nothing; trimming them is not a cut.
@@ -30,7 +30,9 @@ pub fn evidence(line: &str, match_start: usize, fragment: bool) -> String {
     let trail = chars.iter().rev().take_while(|c| c.is_whitespace()).count();
     let body = if lead >= chars.len() { &[][..] } else { &chars[lead..chars.len() - trail] };
     let m = m.saturating_sub(lead).min(body.len());
-    window(body, m, fragment || a > 0, b < line.len())
+    // Command openers are neutralised after the cut: the cut decides what
+    // is at the start.
+    safe::line(&window(body, m, fragment || a > 0, b < line.len()))
 }
 
 /// Cuts `chars` to at most MAX_CHARS around `m`, marks included. `cut_left` and
@@ -61,16 +63,10 @@ fn window(chars: &[char], m: usize, cut_left: bool, cut_right: bool) -> String {
     out
 }
 
-/// Control characters (tab included) and bidirectional overrides become a
-/// blank: they could rewrite a terminal or reorder an alert's text. One char for
-/// one char, so positions stay valid.
-fn sanitize(c: char) -> char {
-    if c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}') { ' ' } else { c }
-}
-
-/// Sanitises a captured value: no control characters, secrets redacted.
+/// A captured value or a context line made safe: secrets redacted, then
+/// [`safe::line`].
 pub fn safe_text(text: &str) -> String {
-    redact::redact_str(text).chars().map(sanitize).collect::<String>().trim().to_string()
+    safe::line(redact::redact_str(text).trim()).trim().to_string()
 }
 
 fn floor_boundary(s: &str, mut i: usize) -> usize {

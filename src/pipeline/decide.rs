@@ -48,7 +48,7 @@ fn base(subject: Subject<'_>, action: Action, reason: String) -> Verdict {
         rule: None,
         evidence: None,
         offset: None,
-        reason,
+        reason: crate::output::safe::line(&reason),
         hits: Vec::new(),
         captures: Captures::default(),
         window: None,

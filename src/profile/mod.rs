@@ -11,7 +11,7 @@ pub mod schema;
 use std::fmt;
 use std::path::PathBuf;
 
-pub use resolve::{Layer, Resolver};
+pub use resolve::{BUILTIN_PREFIX, Layer, Resolver, shadow_note};
 pub use schema::{MAX_PATTERN_LEN, ProfileFile, Rule};
 
 /// Where a profile came from.

@@ -54,9 +54,11 @@ impl Resolver {
     }
 
     /// The layers of SPEC §4: each `--profile-dir`, each directory of
-    /// `FAULTSIFT_PROFILE_PATH`, `./.faultsift/profiles/`, the XDG config
-    /// directory, then the built-ins. Directories from the environment that do
-    /// not exist are skipped; a `--profile-dir` that does not exist is an error.
+    /// `FAULTSIFT_PROFILE_PATH`, the XDG config directory, then the built-ins.
+    /// The working directory is never searched implicitly: the session being
+    /// classified may have written it (`--profile-dir .faultsift/profiles`
+    /// opts in). Directories from the environment that do not exist are
+    /// skipped; a `--profile-dir` that does not exist is an error.
     pub fn from_env(profile_dirs: &[PathBuf]) -> Result<Self, ProfileError> {
         let mut layers = Vec::new();
         for dir in profile_dirs {
@@ -72,7 +74,6 @@ impl Resolver {
         if let Some(path) = std::env::var_os("FAULTSIFT_PROFILE_PATH") {
             implicit.extend(std::env::split_paths(&path).filter(|p| !p.as_os_str().is_empty()));
         }
-        implicit.push(PathBuf::from(".faultsift/profiles"));
         let config = std::env::var_os("XDG_CONFIG_HOME")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
@@ -104,7 +105,18 @@ impl Resolver {
     }
 
     fn resolve_with(&self, selector: &str, detail: Detail) -> Result<Profile, ProfileError> {
-        let found = if is_path(selector) {
+        let found = if let Some(name) = selector.strip_prefix(BUILTIN_PREFIX) {
+            let b = builtin::get(name).ok_or_else(|| ProfileError::NotFound {
+                name: selector.to_string(),
+                available: builtin::BUILTINS
+                    .iter()
+                    .map(|b| format!("{BUILTIN_PREFIX}{}", b.name))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+            let layer = self.layers.iter().position(|l| *l == Layer::Builtin);
+            Found { origin: Origin::Builtin, stem: b.name.to_string(), text: Cow::Borrowed(b.text), layer }
+        } else if is_path(selector) {
             read_path(Path::new(selector))?
         } else {
             self.find(selector, 0)?.ok_or_else(|| self.not_found(selector))?
@@ -198,7 +210,19 @@ impl Resolver {
             Some(layer) if base_name == found.stem => layer + 1,
             _ => 0,
         };
-        let base_found = self.find(&base_name, from)?.ok_or_else(|| ProfileError::Extends {
+        // A built-in extends built-ins only: a file in a directory layer must
+        // not change what `builtin:NAME` means.
+        let base_found = if found.origin == Origin::Builtin {
+            builtin::get(&base_name).map(|b| Found {
+                origin: Origin::Builtin,
+                stem: b.name.to_string(),
+                text: Cow::Borrowed(b.text),
+                layer: found.layer,
+            })
+        } else {
+            self.find(&base_name, from)?
+        };
+        let base_found = base_found.ok_or_else(|| ProfileError::Extends {
             origin: origin_label.clone(),
             message: format!("extends `{base_name}`, which does not resolve"),
         })?;
@@ -310,6 +334,23 @@ fn merge(
         unknown_keys,
         texts,
     })
+}
+
+/// `--profile builtin:NAME` always means the built-in, whatever the
+/// directories hold.
+pub const BUILTIN_PREFIX: &str = "builtin:";
+
+/// The note for stderr when `profile` (as resolved for `selector`) is a file
+/// that takes a built-in's name: a session that could write a profile
+/// directory must not pass for the built-in silently.
+pub fn shadow_note(profile: &Profile) -> Option<String> {
+    let Origin::File(path) = &profile.origin else { return None };
+    builtin::get(&profile.name)?;
+    Some(format!(
+        "note: profile `{name}` is the file {}, not the built-in (--profile builtin:{name} for the built-in)",
+        path.display(),
+        name = profile.name
+    ))
 }
 
 fn is_path(selector: &str) -> bool {

@@ -123,6 +123,10 @@ fn default_kind() -> String {
 pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, ProfileError> {
     let raw: RawProfile = toml::from_str(text).map_err(|e| toml_error(origin, text, &e))?;
     let name = raw.name.unwrap_or_else(|| stem.to_string());
+    // Names are printed in verdicts, reports and CI pages (SECURITY.md).
+    if name.is_empty() || name.contains('/') || name.chars().any(crate::output::safe::is_unsafe) {
+        return Err(ProfileError::BadName { origin: origin.to_string(), name: crate::output::safe::line(&name) });
+    }
     let rule_err = |rule: String, cause: RuleError| ProfileError::Rule { origin: origin.to_string(), rule, cause };
 
     let mut rules = Vec::with_capacity(raw.env_fault_patterns.len() + raw.rule.len());
@@ -172,8 +176,7 @@ fn rule_from_table(profile: &str, table: toml::Table) -> Result<Rule, RuleError>
         toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| RuleError::Field(one_line(e.message())))?;
     // Ids are printed in verdicts, reports and CI pages: no control characters
     // (escapes) or bidirectional overrides either.
-    let unprintable =
-        |c: char| c.is_whitespace() || c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    let unprintable = |c: char| c.is_whitespace() || crate::output::safe::is_unsafe(c);
     if raw.id.is_empty() || raw.id.contains('/') || raw.id.chars().any(unprintable) {
         return Err(RuleError::BadId(raw.id));
     }

@@ -8,6 +8,8 @@ mod batch;
 mod builtin_profiles;
 mod classify;
 mod engines;
+mod examples;
+mod hardening;
 mod hostile;
 mod hostile_profiles;
 mod profiles;

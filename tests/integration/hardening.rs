@@ -1,0 +1,178 @@
+//! Issue 19: a session cannot change its own verdict. Planted profiles,
+//! untrusted text reaching terminals and CI logs, redaction, bounded loading,
+//! explain's deadline. Each test reproduces one finding of the issue.
+
+use faultsift::Action;
+
+use crate::util::Test;
+
+const FAILED_TESTS: &str = "running 120 tests\ntest result: FAILED. 83 passed; 37 tests failed\n";
+const FAULT: &str = "  ⎿  API Error (Connection error.) · Retrying in 4 seconds… (attempt 4/10)\n";
+/// The attack of the issue: a rule that matches any line, under a built-in id.
+const PLANTED: &str = "[[rule]]\nid = \"connection-error-retrying\"\nkind = \"connection\"\npattern = '[\\s\\S]'\n";
+
+fn planted() -> Test {
+    Test::new().file(".faultsift/profiles/claude.toml", PLANTED).file("session.log", FAILED_TESTS)
+}
+
+// ---- 19.1 planted profiles ----
+
+#[test]
+fn a_profile_planted_in_the_working_directory_is_not_used() {
+    let v = planted().args(["classify", "--profile", "claude", "--status", "failed", "session.log"]).verdict();
+    assert_eq!(v.action, Action::Charge, "{v:?}");
+    assert_eq!(v.profile_origin, "builtin");
+}
+
+#[test]
+fn the_working_directory_is_used_only_when_asked_and_then_said() {
+    let t = planted().args([
+        "classify",
+        "--profile-dir",
+        ".faultsift/profiles",
+        "--profile",
+        "claude",
+        "--status",
+        "failed",
+        "session.log",
+    ]);
+    let out = t.run();
+    let v: faultsift::Verdict = serde_json::from_str(out.stdout.trim()).unwrap();
+    assert_eq!(v.action, Action::Pause);
+    assert!(v.profile_origin.ends_with(".faultsift/profiles/claude.toml"));
+    assert!(
+        out.stderr.contains("note: profile `claude` is the file .faultsift/profiles/claude.toml, not the built-in"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn builtin_prefix_always_means_the_builtin() {
+    for args in [
+        vec!["--profile", "builtin:claude"],
+        vec!["--profile-dir", ".faultsift/profiles", "--profile", "builtin:claude"],
+    ] {
+        let out = planted().arg("classify").args(args).args(["--status", "failed", "session.log"]).run();
+        let v: faultsift::Verdict = serde_json::from_str(out.stdout.trim()).unwrap();
+        assert_eq!((v.action, v.profile_origin.as_str()), (Action::Charge, "builtin"));
+        assert!(out.stderr.is_empty(), "{}", out.stderr);
+    }
+    let t = Test::new().args(["classify", "--profile", "builtin:nosuch", "-"]).stdin("x\n").status(2);
+    let err = t.run().stderr;
+    assert!(err.starts_with("faultsift: no profile named `builtin:nosuch`") && err.contains("builtin:claude"), "{err}");
+    // A file's profile that extends a built-in name cannot reach into a
+    // built-in's own `extends` either: `builtin:` is the built-in throughout.
+}
+
+#[test]
+fn every_format_shows_a_profile_that_is_not_the_builtin() {
+    let opt_in = ["--profile-dir", ".faultsift/profiles", "--profile", "claude", "--status", "failed"];
+    for (format, want) in [
+        ("text", "[profile .faultsift/profiles/claude.toml]"),
+        ("github", "[profile .faultsift/profiles/claude.toml]"),
+        ("markdown", "(profile .faultsift/profiles/claude.toml)"),
+    ] {
+        let out = planted().arg("classify").args(opt_in).args(["--format", format, "session.log"]).run();
+        assert!(out.stdout.contains(want), "{format}: {}", out.stdout);
+    }
+    let out = planted().args(["explain", "--profile-dir", ".faultsift/profiles", "--profile", "claude", "session.log"]);
+    let out = out.run();
+    assert!(out.stdout.contains("(.faultsift/profiles/claude.toml,"), "{}", out.stdout);
+    // The built-in says nothing more than before.
+    let out = planted().args(["classify", "--profile", "claude", "--format", "text", "session.log"]).run();
+    assert!(!out.stdout.contains("[profile"), "{}", out.stdout);
+}
+
+#[test]
+fn shipped_examples_pin_builtin_profiles() {
+    let root = crate::util::root().join("examples");
+    for file in ["orchestrator.sh", "github-actions.yml", "gitlab-ci.yml"] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        assert!(text.contains("builtin:"), "{file} does not pin a built-in profile");
+        assert!(!text.contains("--profile claude") && !text.contains("--profile ci "), "{file}");
+    }
+}
+
+// ---- 19.4 one sanitiser ----
+
+const ESC: &str = "\u{1b}]0;pwned\u{7}\u{1b}]52;c;aGk=\u{7}\u{1b}[2J";
+
+fn no_controls(what: &str, text: &str) {
+    assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{what}: {text:?}");
+    for c in ['\u{200B}', '\u{200F}', '\u{061C}', '\u{FEFF}', '\u{2028}', '\u{2029}'] {
+        assert!(!text.contains(c), "{what}: U+{:04X} in {text:?}", u32::from(c));
+    }
+}
+
+#[test]
+fn hostile_file_names_and_statuses_reach_no_terminal() {
+    let name = format!("a{ESC}b.log");
+    let t = || Test::new().file(&name, FAULT);
+    for format in ["text", "github", "markdown"] {
+        let out = t()
+            .args(["classify", "--profile", "claude", "--format", format, "--summary", "--status"])
+            .arg(format!("fail{ESC}ed"))
+            .arg(&name)
+            .run();
+        no_controls(format, &out.stdout);
+    }
+    let out = t().args(["explain", "--profile", "claude"]).arg(&name).run();
+    no_controls("explain", &out.stdout);
+    // `jq -r .reason` prints the reason raw: it must be clean in JSON too.
+    let v = t().args(["classify", "--profile", "claude", "--status"]).arg(format!("fail{ESC}ed")).arg(&name).verdict();
+    no_controls("reason", &v.reason);
+    // An unreadable log's error line on stderr.
+    let out = Test::new().args(["classify", "--profile", "claude"]).arg(format!("no{ESC}such.log")).status(2).run();
+    no_controls("stderr", &out.stderr);
+}
+
+#[test]
+fn profile_names_must_be_printable() {
+    let t = Test::new().file("p.toml", "name = \"x\\u001b[2Jy\"\n[[rule]]\nid = \"a\"\npattern = 'boom'\n");
+    let err = t.args(["classify", "--profile", "./p.toml", "-"]).stdin("boom\n").status(2).run().stderr;
+    assert!(err.contains("profile name `x [2Jy` must be non-empty"), "{err}");
+    no_controls("stderr", &err);
+    // A file stem is the default name: the same rule applies.
+    let stem = format!("e{ESC}.toml");
+    let t = Test::new().file(&stem, "[[rule]]\nid = \"a\"\npattern = 'boom'\n");
+    let err = t.args(["classify", "--profile"]).arg(format!("./{stem}")).arg("-").stdin("boom\n").status(2).run();
+    assert!(err.stderr.contains("profile name"), "{}", err.stderr);
+    no_controls("stderr", &err.stderr);
+}
+
+#[test]
+fn hostile_profile_files_in_test_show_and_profiles_are_sanitised() {
+    let dir = format!("d{ESC}");
+    let t = || {
+        Test::new().file(&format!("{dir}/mine.toml"), "[[rule]]\nid = \"a\"\npattern = 'boom'\nexamples = ['nope']\n")
+    };
+    let out = t().args(["test", "--profile-dir"]).arg(&dir).arg("mine").status(1).run();
+    no_controls("test", &out.stdout);
+    let out = t().args(["show", "--profile-dir"]).arg(&dir).arg("mine").run();
+    no_controls("show", &out.stdout);
+    let out = t().args(["profiles", "--profile-dir"]).arg(&dir).run();
+    no_controls("profiles", &out.stdout);
+}
+
+#[test]
+fn workflow_commands_and_invisibles_in_a_log_are_neutralised() {
+    let log = "API Error: 529 ##[set-output name=action;]pause\n::set-output name=action::pause\n";
+    let profile = "[[rule]]\nid = \"cmd\"\nkind = \"x\"\npatterns = ['^::set-output', '^API Error']\n";
+    let t = || Test::new().file("p.toml", profile).file("s.log", log);
+    let v = t().args(["classify", "--profile", "./p.toml", "s.log"]).verdict();
+    let ev = v.evidence.unwrap();
+    assert!(ev.starts_with(": :set-output"), "{ev}");
+    assert!(!v.reason.contains("::set-output") || !v.reason.starts_with("::"), "{}", v.reason);
+    for format in ["text", "markdown"] {
+        let out = t().args(["classify", "--profile", "./p.toml", "--format", format, "s.log"]).run();
+        assert!(!out.stdout.lines().any(|l| l.trim_start().starts_with("::") || l.contains("##[")), "{}", out.stdout);
+    }
+    let out = t().args(["explain", "--profile", "./p.toml", "--color", "never", "s.log"]).run();
+    assert!(!out.stdout.lines().any(|l| l.trim_start().starts_with("::") || l.contains("##[")), "{}", out.stdout);
+
+    let invisible = "API Error: 529 a\u{200B}b\u{200F}c\u{061C}d\u{FEFF}e\u{2028}f\u{2029}g\n";
+    let t = Test::new().file("p.toml", profile).file("s.log", invisible);
+    let v = t.args(["classify", "--profile", "./p.toml", "s.log"]).verdict();
+    assert_eq!(v.evidence.as_deref(), Some("API Error: 529 a b c d e f g"));
+}
