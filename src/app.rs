@@ -21,7 +21,7 @@ use crate::output::verdict::{self, Verdict};
 use crate::pipeline::matcher::{CompiledProfile, Workload};
 use crate::pipeline::window::{self, WindowSpec};
 use crate::pipeline::{Pipeline, Settings};
-use crate::profile::{Profile, Resolver};
+use crate::profile::{Profile, Resolver, budget};
 use crate::workers::{self, Job};
 
 /// Runs the command line and returns the exit status. Errors are for the
@@ -51,8 +51,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 /// The profile `--profile` (or `FAULTSIFT_PROFILE`) names, as matching needs it.
-fn resolve_selected(select: &ProfileSelect) -> Result<Profile> {
-    let resolver = Resolver::from_env(&select.dirs.profile_dirs)?;
+/// Loading stops with an error past `deadline` (it counts against `--timeout`).
+fn resolve_selected(select: &ProfileSelect, deadline: std::time::Instant) -> Result<Profile> {
+    let resolver = Resolver::from_env(&select.dirs.profile_dirs)?.with_deadline(deadline);
     let selector = select.profile.as_deref().ok_or_else(|| resolver.none_given())?;
     let profile = resolver.resolve_for_matching(selector)?;
     if let Some(note) = crate::profile::shadow_note(&profile) {
@@ -73,14 +74,15 @@ fn print_bytes(bytes: &[u8]) -> Result<ExitCode> {
 }
 
 fn explain(args: ExplainArgs) -> Result<ExitCode> {
-    let profile = resolve_selected(&args.select)?;
+    let deadline = budget::load_deadline(args.scan.timeout);
+    let profile = resolve_selected(&args.select, deadline)?;
     let settings = Settings {
         window: WindowSpec { tail_bytes: args.scan.tail_bytes, since: args.scan.since },
         timeout: args.scan.timeout,
         status: None,
         result_present: false,
     };
-    let pipeline = Pipeline::new(profile, settings, Workload::Few)?;
+    let pipeline = budget::with_budget(Some(deadline), || Pipeline::new(profile, settings, Workload::Few))?;
     let source = if args.log.as_os_str() == "-" { LogSource::Stdin } else { LogSource::Path(args.log.clone()) };
     // Read first, so that an unreadable log is an error here, not a verdict.
     let label = source.label();
@@ -235,8 +237,9 @@ fn profiles(dirs: &ProfileDirs) -> Result<ExitCode> {
 
 fn classify(args: ClassifyArgs) -> Result<ExitCode> {
     let config = resolve_config(&args)?;
-    let profile = resolve_selected(&args.select)?;
-    let job = Arc::new(Job::new(profile, &config)?);
+    let deadline = budget::load_deadline(config.settings.timeout);
+    let profile = resolve_selected(&args.select, deadline)?;
+    let job = Arc::new(budget::with_budget(Some(deadline), || Job::new(profile, &config))?);
     let mut output = Output::new(&config);
     if job.logs.len() == 1 {
         let (mut output, verdict) = workers::classify_alone(job, output, |mut output, verdict| {

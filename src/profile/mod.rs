@@ -2,6 +2,7 @@
 //! layered resolution with `extends`/`disable` ([`resolve`]), and what a
 //! pattern requires of a line ([`literal`]) and its `regex-lite` form ([`lite`]).
 
+pub mod budget;
 pub mod builtin;
 pub mod lite;
 pub mod literal;

@@ -24,6 +24,8 @@ pub enum Layer {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resolver {
     layers: Vec<Layer>,
+    /// Loading stops with an error past this (`--timeout`).
+    deadline: Option<std::time::Instant>,
 }
 
 /// A profile's text, found in a layer or given as a path.
@@ -50,7 +52,14 @@ pub struct Available {
 impl Resolver {
     /// A resolver over exactly these layers.
     pub fn new(layers: Vec<Layer>) -> Self {
-        Resolver { layers }
+        Resolver { layers, deadline: None }
+    }
+
+    /// This resolver, stopping a resolution that passes `deadline` with an
+    /// error (loading counts against `--timeout`).
+    pub fn with_deadline(mut self, deadline: std::time::Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
     }
 
     /// The layers of SPEC §4: each `--profile-dir`, each directory of
@@ -83,7 +92,7 @@ impl Resolver {
         }
         layers.extend(implicit.into_iter().filter(|d| d.is_dir()).map(Layer::Dir));
         layers.push(Layer::Builtin);
-        Ok(Resolver { layers })
+        Ok(Resolver { layers, deadline: None })
     }
 
     /// The layers, in lookup order.
@@ -105,6 +114,10 @@ impl Resolver {
     }
 
     fn resolve_with(&self, selector: &str, detail: Detail) -> Result<Profile, ProfileError> {
+        super::budget::with_budget(self.deadline, || self.resolve_budgeted(selector, detail))
+    }
+
+    fn resolve_budgeted(&self, selector: &str, detail: Detail) -> Result<Profile, ProfileError> {
         let found = if let Some(name) = selector.strip_prefix(BUILTIN_PREFIX) {
             let b = builtin::get(name).ok_or_else(|| ProfileError::NotFound {
                 name: selector.to_string(),

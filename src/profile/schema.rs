@@ -220,12 +220,15 @@ pub fn check_pattern(pattern: &str, case_insensitive: bool) -> Result<Option<Vec
     if pattern.len() > MAX_PATTERN_LEN {
         return Err(RuleError::PatternTooLong { len: pattern.len(), max: MAX_PATTERN_LEN });
     }
+    let estimate = crate::profile::budget::estimate(pattern, case_insensitive);
+    crate::profile::budget::admit(estimate).map_err(|s| RuleError::Field(s.message()))?;
     let hir = regex_syntax::ParserBuilder::new()
         .nest_limit(NEST_LIMIT)
         .case_insensitive(case_insensitive)
         .build()
         .parse(pattern)
         .map_err(|e| syntax_error(&shown(pattern), &e))?;
+    crate::profile::budget::charge_parse(&hir, estimate).map_err(|s| RuleError::Field(s.message()))?;
     if hir.properties().minimum_len() == Some(0) {
         return Err(RuleError::MatchesEmpty { pattern: shown(pattern) });
     }
