@@ -88,7 +88,26 @@ fn explain(args: ExplainArgs) -> Result<ExitCode> {
     let label = source.label();
     let window = window::read(&source, pipeline.settings.window).with_context(|| label.clone())?;
     let color = args.color.resolve(io::stdout().is_terminal(), std::env::var_os("NO_COLOR").as_deref());
-    print(&explain::explain(&pipeline, &label, window, color))
+    // The watchdog of classify, for explain's two passes (the scan, then the
+    // listing), each with its own deadline: past both and the grace, the
+    // answer is "declined", as classify's, and the search is abandoned.
+    let timeout = pipeline.settings.timeout;
+    let limit = timeout * 2 + workers::WATCHDOG_GRACE;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let thread_label = label.clone();
+    let worker = move || {
+        let _ = tx.send(explain::explain(&pipeline, &thread_label, window, color));
+    };
+    std::thread::Builder::new().name("explain".into()).spawn(worker)?;
+    match rx.recv_timeout(limit) {
+        Ok(text) => print(&text),
+        Err(_) => {
+            let text = explain::overdue(&label, timeout);
+            print(&text)?;
+            // The search thread is not joined: end here.
+            std::process::exit(ExitCode::Success.code().into())
+        }
+    }
 }
 
 fn test(args: TestArgs) -> Result<ExitCode> {
@@ -265,10 +284,27 @@ pub fn exit_status(result: Result<ExitCode>) -> u8 {
             {
                 return ExitCode::Success.code();
             }
-            eprintln!("faultsift: {}", crate::output::safe::line(&format!("{err:#}")));
+            eprintln!("faultsift: {}", crate::output::safe::line(&one_line(&err)));
             ExitCode::Error.code()
         }
     }
+}
+
+/// `err` and its causes on one line, each cause once: a message that already
+/// ends with (or holds) its cause's text is not followed by it again.
+pub fn one_line(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }
 
 /// Where `classify` puts verdicts: rendered to standard output in input order,

@@ -147,6 +147,16 @@ pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool) -> S
     out
 }
 
+/// What explain says when the watchdog answers for a search that did not
+/// end: as classify's `timed_out` verdict, the attempt is charged.
+pub fn overdue(log: &str, timeout: std::time::Duration) -> String {
+    format!(
+        "log {}\ntimed out: no answer within twice the {}ms deadline (the scan and the listing); the search was abandoned\naction charge (classification declined)\n",
+        safe::line(log),
+        timeout.as_millis()
+    )
+}
+
 /// The line as evidence (cut, sanitised, redacted), with the match painted or,
 /// without colour, underlined with carets on the next line, which is indented
 /// by `indent` columns like the line itself.

@@ -44,7 +44,9 @@ pub fn read(source: &LogSource, spec: WindowSpec) -> io::Result<Window> {
             if meta.is_dir() {
                 return Err(io::Error::other("is a directory"));
             }
-            if meta.is_file() { read_file(&file, meta.len(), spec) } else { read_stream(file, spec) }
+            // A regular file that reports size 0 may still have content
+            // (`/proc`, `/sys`): it is read as a stream, bounded the same way.
+            if meta.is_file() && meta.len() > 0 { read_file(&file, meta.len(), spec) } else { read_stream(file, spec) }
         }
     }
 }

@@ -378,6 +378,12 @@ pub const MAX_PROFILE_BYTES: u64 = 4 << 20;
 fn read_path(path: &Path) -> Result<Found, ProfileError> {
     let read = || -> std::io::Result<String> {
         use std::io::Read as _;
+        // Checked before opening: opening a FIFO blocks until a writer comes.
+        let meta = std::fs::metadata(path)?;
+        if !meta.is_file() {
+            let what = if meta.is_dir() { "a directory" } else { "not a regular file (a FIFO, socket or device)" };
+            return Err(std::io::Error::other(format!("it is {what}")));
+        }
         let mut bytes = Vec::new();
         std::fs::File::open(path)?.take(MAX_PROFILE_BYTES + 1).read_to_end(&mut bytes)?;
         if bytes.len() as u64 > MAX_PROFILE_BYTES {

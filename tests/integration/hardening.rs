@@ -251,3 +251,63 @@ mysql --password mysqlsecret9
         assert!(!out.contains(secret), "{secret} in:\n{out}");
     }
 }
+
+// ---- 19.6 explain's watchdog, FIFOs, /proc, causes once ----
+
+#[test]
+fn explain_answers_by_its_watchdog_on_a_huge_line() {
+    // A slow pattern from a file over a 16 MiB single line: 79.6 s before.
+    let profile = "[[rule]]\nid = \"slow\"\npattern = '\\b(?:\\w+\\s){5}\\d{10}\\b'\n";
+    let line = "héllo wörld ünïcödé ".repeat((16 << 20) / 24);
+    let t = Test::new().file("p.toml", profile).file("big.log", line);
+    let started = std::time::Instant::now();
+    let out =
+        t.args(["explain", "--profile", "./p.toml", "--tail-bytes", "16MiB", "--timeout", "200ms", "big.log"]).run();
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+    assert!(out.stdout.contains("action charge"), "{}", out.stdout);
+}
+
+#[test]
+fn a_fifo_as_profile_is_an_error_not_a_hang() {
+    let t = Test::new();
+    let fifo = t.path().join("p.toml");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    let err = t.args(["classify", "--profile", "./p.toml", "-"]).stdin("x\n").status(2).run().stderr;
+    assert!(err.contains("not a regular file"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn files_that_report_size_zero_are_read_by_streaming() {
+    let proc = std::path::Path::new("/proc/self/status");
+    if !proc.exists() {
+        eprintln!("skipped: no /proc");
+        return;
+    }
+    let v = Test::new().args(["classify", "--profile", "claude"]).arg(proc).verdict();
+    let w = v.window.expect("a window");
+    assert!(w.log_bytes > 0, "{w:?}");
+}
+
+#[test]
+fn each_error_cause_is_printed_once() {
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["test", "/nonexist.toml"],
+        vec!["classify", "-p", "./nosuch.toml", "-"],
+        vec!["classify", "--profile-dir", "/nonexist", "-p", "claude", "-"],
+        vec!["classify", "-p", "./bin.toml", "-"],
+    ];
+    for args in cases {
+        let t = Test::new().file("bin.toml", b"\xff\xfe\x00binary").args(args.clone()).stdin("x\n").status(2);
+        let err = t.run().stderr;
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        for cause in ["No such file or directory", "valid UTF-8", "not a directory"] {
+            assert!(err.matches(cause).count() <= 1, "{args:?}: {err}");
+        }
+    }
+}
