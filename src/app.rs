@@ -87,7 +87,7 @@ fn explain(args: ExplainArgs) -> Result<ExitCode> {
     // Read first, so that an unreadable log is an error here, not a verdict.
     let label = source.label();
     let window = window::read(&source, pipeline.settings.window).with_context(|| label.clone())?;
-    let color = args.color.resolve(io::stdout().is_terminal(), std::env::var_os("NO_COLOR").as_deref());
+    let color = color_for(args.color);
     // The watchdog of classify, for explain's two passes (the scan, then the
     // listing), each with its own deadline: past both and the grace, the
     // answer is "declined", as classify's, and the search is abandoned.
@@ -290,6 +290,39 @@ pub fn exit_status(result: Result<ExitCode>) -> u8 {
     }
 }
 
+/// Whether to colour standard output: `auto` is on for a terminal, unless
+/// `NO_COLOR` is set (and not empty) or `TERM` is `dumb`.
+fn color_for(choice: crate::config::ColorChoice) -> bool {
+    let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+    choice.resolve(io::stdout().is_terminal() && !dumb, std::env::var_os("NO_COLOR").as_deref())
+}
+
+/// A command-line error as SPEC §6 has errors: one `faultsift: …` line on
+/// stderr and exit 2. `--help` and `--version` print as clap prints them.
+pub fn usage_error(err: &clap::Error) -> u8 {
+    use clap::error::ErrorKind;
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = err.print();
+        return if err.use_stderr() { ExitCode::Error.code() } else { ExitCode::Success.code() };
+    }
+    let rendered = err.render().to_string();
+    let mut parts = Vec::new();
+    for line in rendered.lines() {
+        let line = line.trim();
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if !line.is_empty() {
+            parts.push(line.strip_prefix("error: ").unwrap_or(line).to_string());
+        }
+    }
+    eprintln!("faultsift: {} (see --help)", crate::output::safe::line(&parts.join(" ")));
+    ExitCode::Error.code()
+}
+
 /// `err` and its causes on one line, each cause once: a message that already
 /// ends with (or holds) its cause's text is not followed by it again.
 pub fn one_line(err: &anyhow::Error) -> String {
@@ -434,21 +467,69 @@ fn append(path: &std::path::Path, bytes: &[u8]) -> io::Result<()> {
     file.write_all(bytes)
 }
 
-/// The logs that `args` name: files as given, directories expanded to the
-/// regular files under them (sorted, symbolic links to directories not
-/// followed), filtered by `--glob`. A directory with no such file stays as
-/// it is, so that it gets its own error verdict.
-fn expand_logs(args: &ClassifyArgs) -> Result<Vec<LogSource>> {
-    let glob = match &args.glob {
-        Some(pattern) => Some(
-            globset::GlobBuilder::new(pattern)
-                .literal_separator(false)
+/// `--glob`s, as ripgrep's `-g`: the last glob that matches a file decides
+/// (`!` excludes); a file no glob matches is taken when every glob is a `!`.
+struct Globs {
+    /// (matcher, negated, matches the path rather than the file name).
+    globs: Vec<(globset::GlobMatcher, bool, bool)>,
+    any_positive: bool,
+    hidden: bool,
+}
+
+impl Globs {
+    fn new(patterns: &[String], hidden: bool) -> Result<Self> {
+        let mut globs = Vec::new();
+        for pattern in patterns {
+            let (negated, glob) = match pattern.strip_prefix('!') {
+                Some(rest) => (true, rest),
+                None => (false, pattern.as_str()),
+            };
+            let glob = glob.strip_prefix("./").unwrap_or(glob);
+            let matcher = globset::GlobBuilder::new(glob)
+                .literal_separator(true)
                 .build()
                 .with_context(|| format!("--glob {pattern}"))?
-                .compile_matcher(),
-        ),
-        None => None,
-    };
+                .compile_matcher();
+            globs.push((matcher, negated, glob.contains('/')));
+        }
+        let any_positive = globs.iter().any(|g| !g.1);
+        Ok(Globs { globs, any_positive, hidden })
+    }
+
+    /// The last glob matching `rel` (the path under the directory), if any:
+    /// whether it includes.
+    fn verdict(&self, rel: &std::path::Path) -> Option<bool> {
+        let name = rel.file_name().map(std::path::Path::new).unwrap_or(rel);
+        self.globs
+            .iter()
+            .rev()
+            .find(|(m, _, path)| m.is_match(if *path { rel } else { name }))
+            .map(|(_, negated, _)| !negated)
+    }
+
+    fn file(&self, rel: &std::path::Path) -> bool {
+        self.verdict(rel).unwrap_or(!self.any_positive)
+    }
+
+    /// A directory is walked unless it is hidden (without `--hidden`) or a
+    /// `!` glob matches it.
+    fn dir(&self, rel: &std::path::Path) -> bool {
+        (self.hidden || !is_hidden(rel)) && self.verdict(rel) != Some(false)
+    }
+}
+
+fn is_hidden(rel: &std::path::Path) -> bool {
+    rel.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.') && n != "." && n != "..")
+}
+
+/// The logs that `args` name: files as given, directories expanded to the
+/// regular files under them (sorted, symbolic links to directories not
+/// followed, hidden entries skipped unless `--hidden`), filtered by `--glob`.
+/// A subdirectory that cannot be read is kept as a log, so that it gets its
+/// own error verdict (`Permission denied`), as ripgrep reports it. A directory
+/// with no file to classify is an error: nothing to classify (exit 2).
+fn expand_logs(args: &ClassifyArgs) -> Result<Vec<LogSource>> {
+    let globs = Globs::new(&args.glob, args.hidden)?;
     let mut logs = Vec::new();
     for arg in &args.logs {
         if arg.as_os_str() == "-" {
@@ -459,18 +540,17 @@ fn expand_logs(args: &ClassifyArgs) -> Result<Vec<LogSource>> {
             logs.push(LogSource::Path(arg.clone()));
             continue;
         }
-        let mut files = Vec::new();
-        walk(arg, &mut files);
         let before = logs.len();
-        for file in files {
-            // Paths are made relative to the directory for the glob only:
-            // this runs before any worker starts.
-            if glob.as_ref().is_none_or(|g| g.is_match(file.strip_prefix(arg).unwrap_or(&file))) {
-                logs.push(LogSource::Path(file));
-            }
-        }
+        walk(arg, arg, &globs, &mut logs);
         if logs.len() == before {
-            logs.push(LogSource::Path(arg.clone()));
+            let shown = arg.display();
+            if args.glob.is_empty() {
+                bail!("no files to classify under {shown}");
+            }
+            bail!(
+                "no files under {shown} match {}",
+                args.glob.iter().map(|g| format!("'{g}'")).collect::<Vec<_>>().join(", ")
+            );
         }
     }
     Ok(logs)
@@ -479,23 +559,43 @@ fn expand_logs(args: &ClassifyArgs) -> Result<Vec<LogSource>> {
 /// Appends the files under `dir` to `out` in path order (as `Path` sorts,
 /// component by component): each directory's entries sorted by name, depth
 /// first. Sorting the whole list by path instead compares paths component by
-/// component, which is slow on a large batch, before any worker starts.
-fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+/// component, which is slow on a large batch, before any worker starts. A
+/// directory that cannot be read is appended itself: reading it gives its
+/// error verdict.
+fn walk(root: &std::path::Path, dir: &std::path::Path, globs: &Globs, out: &mut Vec<LogSource>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(_) => {
+            out.push(LogSource::Path(dir.to_path_buf()));
+            return;
+        }
+    };
     let mut entries: Vec<_> =
         entries.filter_map(Result::ok).filter_map(|e| Some((e.path(), e.file_type().ok()?))).collect();
     // Entries of one directory share everything before their names.
     entries.sort_unstable_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
     for (path, kind) in entries {
+        let rel = path.strip_prefix(root).unwrap_or(&path);
         if kind.is_dir() {
-            walk(&path, out);
-        } else if kind.is_file() || (kind.is_symlink() && path.is_file()) {
-            out.push(path);
+            if globs.dir(rel) {
+                walk(root, &path, globs, out);
+            }
+        } else if (kind.is_file() || (kind.is_symlink() && path.is_file()))
+            && (globs.hidden || !is_hidden(rel))
+            && globs.file(rel)
+        {
+            out.push(LogSource::Path(path));
         }
     }
 }
 
 fn resolve_config(args: &ClassifyArgs) -> Result<ClassifyConfig> {
+    if args.pretty && args.format != Format::Json {
+        bail!(
+            "--pretty indents JSON: it needs --format json (the default), not --format {}",
+            format!("{:?}", args.format).to_lowercase()
+        );
+    }
     let mut logs = expand_logs(args)?;
     if logs.is_empty() {
         if io::stdin().is_terminal() {
@@ -525,7 +625,7 @@ fn resolve_config(args: &ClassifyArgs) -> Result<ClassifyConfig> {
         pretty: args.pretty,
         quiet: args.quiet,
         summary: args.summary,
-        color: args.color.resolve(io::stdout().is_terminal(), std::env::var_os("NO_COLOR").as_deref()),
+        color: color_for(args.color),
         threads,
     })
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{ColorChoice, Format, TestFormat, parse_size, parse_timeout};
+use crate::config::{ColorChoice, Format, TestFormat, parse_offset, parse_size, parse_timeout};
 
 /// Classify why an agent or CI session failed: environment fault (pause/retry)
 /// or the work's own failure (charge).
@@ -89,10 +89,17 @@ pub struct ClassifyArgs {
     #[arg(value_name = "LOG")]
     pub logs: Vec<PathBuf>,
 
-    /// With a directory: classify only the files whose path under it matches
-    /// (`*` crosses `/`), e.g. '*.log'. Default: every regular file.
-    #[arg(long, value_name = "PATTERN")]
-    pub glob: Option<String>,
+    /// With a directory, as ripgrep's -g: classify the files that match
+    /// (repeatable; a glob without `/` matches the file name at any depth,
+    /// one with `/` the path under the directory; `!` excludes, the last
+    /// matching glob wins). Default: every regular file.
+    #[arg(short = 'g', long, value_name = "GLOB")]
+    pub glob: Vec<String>,
+
+    /// With a directory: also walk hidden files and directories (names
+    /// starting with `.`, `.git` among them), which are skipped by default.
+    #[arg(long)]
+    pub hidden: bool,
 
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -160,10 +167,11 @@ pub struct ScanArgs {
 
     /// Ignore the bytes before this offset (taken when the session started);
     /// an offset past the end means the log was replaced.
-    #[arg(long, value_name = "OFFSET")]
+    #[arg(long, value_name = "OFFSET", value_parser = parse_offset)]
     pub since: Option<u64>,
 
-    /// Deadline for scanning each log: 2s, 200ms, 1.5s.
+    /// Deadline for scanning each log (and for loading the profile): 2s,
+    /// 200ms, 1.5s, 1m, at most 1h.
     #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_timeout)]
     pub timeout: Duration,
 }

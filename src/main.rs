@@ -7,5 +7,9 @@ use clap::Parser;
 use faultsift::cli::Cli;
 
 fn main() -> ExitCode {
-    faultsift::app::exit_status(faultsift::app::run(Cli::parse())).into()
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return ExitCode::from(faultsift::app::usage_error(&e)),
+    };
+    faultsift::app::exit_status(faultsift::app::run(cli)).into()
 }

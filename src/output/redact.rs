@@ -57,10 +57,10 @@ const SHAPES: &[(&[&str], &str)] = &[
     // kept), also JSON-escaped (\"password\": \"…\") and URL-encoded (%3D),
     // also as the end of an environment variable's name (DB_PASSWORD=…,
     // OPENAI_API_KEY=…, PGPASSWORD=…, MYSQL_PWD=…, AccountKey=…). A quoted
-    // value is taken to its closing quote.
+    // value is taken to its closing quote (or 500 bytes, when none).
     (
         &["key", "token", "secret", "passw", "pwd", "sig"],
-        r#"(?i:(?:\b|_)(?:api[_\-]?key|access[_\-]?key|secret[_\-]?key|private[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|client[_\-]?secret|key|token|secret|sig|pwd)\b|[a-z0-9_]*(?:password|passwd)\b|\b(?:account|sharedaccess)key\b)(?:\\?["'])?\s*(?:[=:]|%3[dD])\s*(?:\\?"([^"\\]{1,500})\\?"|'([^']{1,500})'|([^\s"'&,;\\]+))"#,
+        r#"(?i:(?:\b|_)(?:api[_\-]?key|access[_\-]?key|secret[_\-]?key|private[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|client[_\-]?secret|key|token|secret|sig|pwd)\b|[a-z0-9_]*(?:password|passwd)\b|\b(?:account|sharedaccess)key\b)(?:\\?["'])?\s*(?:[=:]|%3[dD])\s*(?:\\?"([^"\\]{1,500})|'([^']{1,500})|([^\s"'&,;\\]+))"#,
     ),
 ];
 

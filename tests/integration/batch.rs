@@ -92,11 +92,13 @@ fn markdown_table_on_stdout() {
 }
 
 #[test]
-fn an_empty_directory_is_an_error_verdict() {
+fn an_empty_directory_is_one_clear_error() {
+    // Issue 20.2: nothing to classify is an error (exit 2), said once.
     let t = Test::new();
     std::fs::create_dir(t.path().join("empty")).unwrap();
     let out = t.args(["classify", "--profile", "claude", "empty"]).status(2).run();
-    assert!(out.stderr.contains("empty: is a directory"), "{}", out.stderr);
+    assert_eq!(out.stderr, "faultsift: no files to classify under empty\n");
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
 }
 
 /// Runs `examples/orchestrator.sh` with a fake agent script and returns its

@@ -9,6 +9,7 @@ mod builtin_profiles;
 mod classify;
 mod engines;
 mod examples;
+mod first_hour;
 mod hardening;
 mod hostile;
 mod hostile_profiles;

@@ -50,9 +50,9 @@ impl Renderer for Github {
     fn end(&self, summary: Option<&Summary>) -> Vec<u8> {
         let Some(s) = summary else { return Vec::new() };
         let message = format!(
-            "{} logs, {} environment faults ({}), {} unreadable, {} unclassified",
-            s.logs,
-            s.env_faults,
+            "{}, {} ({}), {} unreadable, {} unclassified",
+            super::plural(s.logs, "log"),
+            super::plural(s.env_faults, "environment fault"),
             percent(s.env_fault_share),
             s.errors,
             s.unclassified.len()

@@ -57,9 +57,9 @@ impl Renderer for Markdown {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "\n**{} logs**: {} environment faults ({}), {} unreadable, {} timed out, {} unclassified.",
-            s.logs,
-            s.env_faults,
+            "\n**{}**: {} ({}), {} unreadable, {} timed out, {} unclassified.",
+            super::plural(s.logs, "log"),
+            super::plural(s.env_faults, "environment fault"),
             percent(s.env_fault_share),
             s.errors,
             s.timed_out,

@@ -37,9 +37,9 @@ impl Renderer for Text {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "\nsummary: {} logs, {} environment faults ({}), {} unreadable, {} timed out",
-            s.logs,
-            s.env_faults,
+            "\nsummary: {}, {} ({}), {} unreadable, {} timed out",
+            super::plural(s.logs, "log"),
+            super::plural(s.env_faults, "environment fault"),
             percent(s.env_fault_share),
             s.errors,
             s.timed_out

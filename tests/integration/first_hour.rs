@@ -1,0 +1,118 @@
+//! Issue 20: rough edges a new user hits in the first hour. One test (or a
+//! few) per item, numbered as in the issue.
+
+use faultsift::Action;
+
+use crate::util::Test;
+
+const FAULT: &str = "  ⎿  API Error (Connection error.) · Retrying in 4 seconds… (attempt 4/10)\n";
+
+/// Runs `args` as the user `nobody` when this process is root and `setpriv`
+/// is there; None when that is not possible.
+fn as_nobody(t: &Test, args: &[&str]) -> Option<std::process::Output> {
+    let root = std::process::Command::new("id").arg("-u").output().ok()?;
+    let root = String::from_utf8_lossy(&root.stdout).trim() == "0";
+    let mut cmd = if root {
+        let ok = std::process::Command::new("setpriv").arg("--version").output().is_ok_and(|o| o.status.success());
+        if !ok {
+            return None;
+        }
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]).arg(env!("CARGO_BIN_EXE_faultsift"));
+        c
+    } else {
+        std::process::Command::new(env!("CARGO_BIN_EXE_faultsift"))
+    };
+    cmd.args(args).current_dir(t.path()).env_remove("FAULTSIFT_PROFILE").env("HOME", t.path());
+    cmd.output().ok()
+}
+
+#[test]
+fn item_1_an_unreadable_subdirectory_is_an_error_verdict() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = Test::new().file("logs/ok.log", "fine\n").file("logs/locked/fault.log", FAULT);
+    let perm = |mode| std::fs::set_permissions(t.path().join("logs/locked"), std::fs::Permissions::from_mode(mode));
+    // The scratch directory must be reachable by `nobody`.
+    for dir in [t.path(), &t.path().join("logs")] {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::set_permissions(t.path().join("logs/ok.log"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    perm(0o000).unwrap();
+    let out = as_nobody(&t, &["classify", "-p", "claude", "--summary", "logs"]);
+    let quiet = as_nobody(&t, &["classify", "-p", "claude", "-q", "logs"]);
+    perm(0o755).unwrap();
+    let (Some(out), Some(quiet)) = (out, quiet) else {
+        eprintln!("skipped: running as root without setpriv, the directory stays readable");
+        return;
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if stdout.contains("fault.log") {
+        eprintln!("skipped: the test user can read a mode-000 directory (root without setpriv?)");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    let locked: faultsift::Verdict =
+        stdout.lines().find(|l| l.contains("locked")).map(|l| serde_json::from_str(l).unwrap()).expect(&stdout);
+    assert!(locked.error.as_deref().unwrap().contains("Permission denied"), "{locked:?}");
+    assert!(stdout.contains("\"errors\":1"), "{stdout}");
+    assert_eq!(quiet.status.code(), Some(2));
+}
+
+#[test]
+fn item_2_nothing_to_classify_is_one_clear_error() {
+    let t = Test::new().file("logs/a.txt", "x\n");
+    let out = t.args(["classify", "-p", "claude", "--glob", "*.log", "logs"]).status(2).run();
+    assert_eq!(out.stderr, "faultsift: no files under logs match '*.log'\n");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn item_6_values_and_usage_errors_are_one_line() {
+    let ok = Test::new().args(["classify", "-p", "claude", "--timeout", "1h", "--tail-bytes", "1.5KiB", "-"]);
+    let v = ok.stdin(FAULT).verdict();
+    assert_eq!(v.action, Action::Pause);
+    for (args, want) in [
+        (vec!["--since", "abc"], "`abc` is not a byte offset"),
+        (vec!["--timeout", "2h"], "at most 1 hour"),
+        (vec!["--tail-bytes", "lots"], "is not a size"),
+        (vec!["--bogus"], "unexpected argument '--bogus'"),
+    ] {
+        let out = Test::new().arg("classify").args(args).args(["-p", "claude", "-"]).stdin("x\n").status(2).run();
+        assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+        assert!(out.stderr.starts_with("faultsift: ") && out.stderr.contains(want), "{}", out.stderr);
+    }
+    // Help is still help.
+    let out = Test::new().args(["classify", "--help"]).run();
+    assert!(out.stdout.contains("Usage:"));
+}
+
+#[test]
+fn item_8_glob_works_like_ripgrep() {
+    let t = || {
+        Test::new()
+            .file("logs/a.log", "x\n")
+            .file("logs/sub/b.log", "x\n")
+            .file("logs/sub/c.txt", "x\n")
+            .file("logs/.hidden/d.log", "x\n")
+            .file("logs/.git/e.log", "x\n")
+    };
+    let logs = |t: Test| -> Vec<String> { t.verdicts().into_iter().map(|v| v.log).collect() };
+    let base = ["classify", "-p", "claude"];
+    assert_eq!(logs(t().args(base).args(["--glob", "b.log", "logs"])), ["logs/sub/b.log"]);
+    assert_eq!(logs(t().args(base).args(["-g", "*.log", "-g", "!a.log", "logs"])), ["logs/sub/b.log"]);
+    assert_eq!(logs(t().args(base).args(["-g", "!*.txt", "logs"])), ["logs/a.log", "logs/sub/b.log"]);
+    assert_eq!(logs(t().args(base).args(["-g", "sub/*.txt", "logs"])), ["logs/sub/c.txt"]);
+    let all = logs(t().args(base).args(["--hidden", "-g", "*.log", "logs"]));
+    assert_eq!(all, ["logs/.git/e.log", "logs/.hidden/d.log", "logs/a.log", "logs/sub/b.log"]);
+}
+
+#[test]
+fn item_12_status_case_pretty_colour_and_plurals() {
+    let v = Test::new().args(["classify", "-p", "claude", "--status", "COMPLETED", "-"]).stdin(FAULT).verdict();
+    assert_eq!(v.action, Action::Skip);
+    let out = Test::new().args(["classify", "-p", "claude", "--pretty", "--format", "text", "-"]).stdin("x\n");
+    let err = out.status(2).run().stderr;
+    assert!(err.starts_with("faultsift: --pretty") && err.contains("--format text"), "{err}");
+    let out = Test::new().args(["classify", "-p", "claude", "--format", "text", "--summary", "-"]).stdin(FAULT).run();
+    assert!(out.stdout.contains("summary: 1 log, 1 environment fault ("), "{}", out.stdout);
+}
