@@ -123,11 +123,22 @@ fn test(args: TestArgs) -> Result<ExitCode> {
         None => Vec::new(),
     };
     let mut reports = Vec::new();
+    // A profile that does not load is reported, and the others still checked.
+    let mut load_errors = false;
     for selector in &selectors {
-        let profile = resolver.resolve(selector)?;
-        let origin = profile.origin.label();
-        let compiled = CompiledProfile::compile(profile, &origin)?;
-        reports.push(check::check_profile(&compiled, &bait, &clean_logs));
+        let compiled = resolver.resolve(selector).and_then(|profile| {
+            let origin = profile.origin.label();
+            CompiledProfile::compile(profile, &origin)
+        });
+        match compiled {
+            Ok(compiled) => reports.push(check::check_profile(&compiled, &bait, &clean_logs)),
+            Err(e) => {
+                let message = one_line(&anyhow::Error::new(e));
+                eprintln!("faultsift: {}", crate::output::safe::line(&message));
+                load_errors = true;
+                reports.push(check::load_failure(selector, message));
+            }
+        }
     }
     let failed = reports.iter().any(|r| !r.failures.is_empty());
     let text = match args.format {
@@ -142,7 +153,13 @@ fn test(args: TestArgs) -> Result<ExitCode> {
         }
     };
     print(&text)?;
-    Ok(if failed { ExitCode::NoMatch } else { ExitCode::Success })
+    Ok(if load_errors {
+        ExitCode::Error
+    } else if failed {
+        ExitCode::NoMatch
+    } else {
+        ExitCode::Success
+    })
 }
 
 fn test_report_human(reports: &[check::ProfileReport]) -> String {

@@ -116,3 +116,22 @@ fn item_12_status_case_pretty_colour_and_plurals() {
     let out = Test::new().args(["classify", "-p", "claude", "--format", "text", "--summary", "-"]).stdin(FAULT).run();
     assert!(out.stdout.contains("summary: 1 log, 1 environment fault ("), "{}", out.stdout);
 }
+
+#[test]
+fn item_7_test_goes_past_a_broken_profile_and_warns_on_zero_rules() {
+    let t = || {
+        Test::new()
+            .file("p/a-broken.toml", "[[rule]\n")
+            .file("p/b-empty.toml", "description = \"nothing yet\"\n")
+            .file("p/c-good.toml", "[[rule]]\nid = \"x\"\npattern = '^mine: down$'\nexamples = ['mine: down']\n")
+    };
+    let out = t().args(["test", "--profile-dir", "p", "a-broken", "b-empty", "c-good"]).status(2).run();
+    assert!(out.stdout.contains("c-good") && out.stdout.contains("FAIL a-broken [load]"), "{}", out.stdout);
+    assert!(out.stdout.contains("warn b-empty [no-rules]"), "{}", out.stdout);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    let out = t().args(["test", "--profile-dir", "p", "--format", "json", "a-broken", "c-good"]).status(2).run();
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["ok"], false);
+    assert_eq!(doc["profiles"].as_array().unwrap().len(), 2);
+    assert_eq!(doc["failures"][0]["check"], "load");
+}
