@@ -31,12 +31,18 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Classify(args) => classify(args),
         Command::Explain(args) => explain(args),
         Command::Test(args) => test(args),
-        Command::Profiles(dirs) => profiles(&dirs),
+        Command::Profiles(args) => profiles(&args.dirs, args.format),
         Command::Show(args) => {
             let profile = Resolver::from_env(&args.dirs.profile_dirs)?.resolve(&args.name)?;
             print(&show::to_toml(&profile)?)
         }
-        Command::Schema => print(&format!("{}\n", serde_json::to_string_pretty(&verdict::json_schema())?)),
+        Command::Schema(args) => {
+            let schema = match args.which {
+                crate::cli::SchemaKind::Verdict => verdict::json_schema(),
+                crate::cli::SchemaKind::Summary => crate::output::summary::json_schema(),
+            };
+            print(&format!("{}\n", serde_json::to_string_pretty(&schema)?))
+        }
         Command::Completions(args) => {
             let mut out = Vec::new();
             clap_complete::generate(args.shell, &mut Cli::command(), "faultsift", &mut out);
@@ -79,11 +85,16 @@ fn explain(args: ExplainArgs) -> Result<ExitCode> {
     let settings = Settings {
         window: WindowSpec { tail_bytes: args.scan.tail_bytes, since: args.scan.since },
         timeout: args.scan.timeout,
-        status: None,
+        status: args.status.clone(),
         result_present: false,
     };
     let pipeline = budget::with_budget(Some(deadline), || Pipeline::new(profile, settings, Workload::Few))?;
-    let source = if args.log.as_os_str() == "-" { LogSource::Stdin } else { LogSource::Path(args.log.clone()) };
+    let source = match &args.log {
+        Some(log) if log.as_os_str() != "-" => LogSource::Path(log.clone()),
+        Some(_) => LogSource::Stdin,
+        None if io::stdin().is_terminal() => bail!("no log given: pass a LOG path, or pipe a log into standard input"),
+        None => LogSource::Stdin,
+    };
     // Read first, so that an unreadable log is an error here, not a verdict.
     let label = source.label();
     let window = window::read(&source, pipeline.settings.window).with_context(|| label.clone())?;
@@ -95,8 +106,9 @@ fn explain(args: ExplainArgs) -> Result<ExitCode> {
     let limit = timeout * 2 + workers::WATCHDOG_GRACE;
     let (tx, rx) = std::sync::mpsc::channel();
     let thread_label = label.clone();
+    let max_hits = args.max_hits;
     let worker = move || {
-        let _ = tx.send(explain::explain(&pipeline, &thread_label, window, color));
+        let _ = tx.send(explain::explain(&pipeline, &thread_label, window, color, max_hits));
     };
     std::thread::Builder::new().name("explain".into()).spawn(worker)?;
     match rx.recv_timeout(limit) {
@@ -243,10 +255,11 @@ fn read_clean_logs(dir: &std::path::Path) -> Result<Vec<check::CleanLog>> {
         .collect()
 }
 
-fn profiles(dirs: &ProfileDirs) -> Result<ExitCode> {
+fn profiles(dirs: &ProfileDirs, format: TestFormat) -> Result<ExitCode> {
     let resolver = Resolver::from_env(&dirs.profile_dirs)?;
     let mut rows = vec![["NAME".to_string(), "RULES".into(), "MODEL OUTPUT".into(), "ORIGIN".into(), "SHADOWS".into()]];
     let mut status = ExitCode::Success;
+    let mut json = Vec::new();
     for a in resolver.available() {
         let (rules, model) = match resolver.resolve(&a.name) {
             Ok(p) => (p.rules.len().to_string(), if p.carries_model_output { "yes" } else { "no" }.to_string()),
@@ -258,7 +271,19 @@ fn profiles(dirs: &ProfileDirs) -> Result<ExitCode> {
         };
         let shadows: Vec<String> = a.shadows.iter().map(|o| o.label()).collect();
         let shadows = if shadows.is_empty() { "-".to_string() } else { shadows.join(", ") };
+        json.push(serde_json::json!({
+            "name": a.name,
+            "rules": rules.parse::<u64>().ok(),
+            "carries_model_output": (model != "-").then_some(model == "yes"),
+            "origin": a.origin.label(),
+            "shadows": a.shadows.iter().map(|o| o.label()).collect::<Vec<_>>(),
+            "error": (rules == "error").then_some(true),
+        }));
         rows.push([a.name, rules, model, a.origin.label(), shadows].map(|c| crate::output::safe::line(&c)));
+    }
+    if format == TestFormat::Json {
+        print(&format!("{}\n", serde_json::to_string_pretty(&json)?))?;
+        return Ok(status);
     }
     let widths: Vec<usize> = (0..5).map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
     let mut out = String::new();
@@ -383,7 +408,11 @@ impl Output {
         let step_summary = (config.format == Format::Github)
             .then(|| std::env::var_os("GITHUB_STEP_SUMMARY"))
             .flatten()
-            .map(|path| (path, render::Markdown.begin()));
+            // Set but empty is unset (a step outside GitHub's runner).
+            .filter(|path| !path.is_empty())
+            // A blank line first: a table right after the previous one (a
+            // second run in the same step) would merge into it.
+            .map(|path| (path, [b"\n".as_slice(), &render::Markdown.begin()].concat()));
         let mut out = io::BufWriter::new(io::stdout());
         let write_err = if config.quiet { None } else { out.write_all(&renderer.begin()).err() };
         Output {
@@ -612,6 +641,9 @@ fn resolve_config(args: &ClassifyArgs) -> Result<ClassifyConfig> {
             "--pretty indents JSON: it needs --format json (the default), not --format {}",
             format!("{:?}", args.format).to_lowercase()
         );
+    }
+    if let Some(label) = &args.label {
+        crate::pipeline::window::set_stdin_label(label.clone());
     }
     let mut logs = expand_logs(args)?;
     if logs.is_empty() {

@@ -32,13 +32,13 @@ pub enum Command {
     Test(TestArgs),
     /// List the profiles that resolve here.
     #[command(after_help = PROFILES_EXAMPLES)]
-    Profiles(ProfileDirs),
+    Profiles(ProfilesArgs),
     /// Print one resolved profile (extends and disable applied) as TOML.
     #[command(after_help = SHOW_EXAMPLES)]
     Show(ShowArgs),
-    /// Print the JSON Schema of the verdict.
-    #[command(after_help = "Examples:\n  faultsift schema > verdict.schema.json")]
-    Schema,
+    /// Print the JSON Schema of the verdict (or of the --summary line).
+    #[command(after_help = "Examples:\n  faultsift schema > verdict.schema.json\n  faultsift schema summary")]
+    Schema(SchemaArgs),
     /// Print a shell completion script.
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions(CompletionsArgs),
@@ -126,6 +126,10 @@ pub struct ClassifyArgs {
     #[arg(long)]
     pub pretty: bool,
 
+    /// The name standard input goes by in verdicts (default `-`).
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
+
     /// After the verdicts: counts per action, kind and rule, the share of
     /// environment faults, and the logs no rule matched.
     #[arg(long)]
@@ -187,9 +191,18 @@ pub struct ProfileDirs {
 /// Options of `explain`.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// The log to explain (`-` for standard input).
+    /// The log to explain (`-`, or none with piped input, for standard input).
     #[arg(value_name = "LOG")]
-    pub log: PathBuf,
+    pub log: Option<PathBuf>,
+
+    /// How the session ended, as for classify (`completed` and `over_budget`
+    /// are not classified).
+    #[arg(long, value_name = "STATUS")]
+    pub status: Option<String>,
+
+    /// List at most N matching lines (the rest are counted).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub max_hits: usize,
 
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -234,6 +247,35 @@ pub struct ShowArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub dirs: ProfileDirs,
+}
+
+/// Options of `schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// Which schema.
+    #[arg(value_enum, default_value = "verdict")]
+    pub which: SchemaKind,
+}
+
+/// The documents `schema` describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SchemaKind {
+    /// `faultsift/verdict/v1`: one per log.
+    Verdict,
+    /// `faultsift/summary/v1`: the last line of `--summary`.
+    Summary,
+}
+
+/// Options of `profiles`.
+#[derive(Debug, Args)]
+pub struct ProfilesArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub dirs: ProfileDirs,
+
+    /// Output: a table for people, or a JSON array for programs.
+    #[arg(long, value_enum, default_value_t = TestFormat::Human)]
+    pub format: TestFormat,
 }
 
 /// Options of `completions`.

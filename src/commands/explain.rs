@@ -37,11 +37,12 @@ impl Style {
 }
 
 /// Explains the classification of `window` (of the log `log`) by `pipeline`.
-pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool) -> String {
+/// At most `max_hits` matching lines are listed; the rest are counted.
+pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool, max_hits: usize) -> String {
     let Classified { verdict, trace } = pipeline.classify_window(log, window);
     let (Some(compiled), Some(Trace { window, cleaned, scan })) = (pipeline.compiled(), trace) else {
-        // Explain never skips (it has no --status), so every log is scanned.
-        return format!("{} {}\n", verdict.action.as_str(), verdict.reason);
+        // Not scanned: `--status` says the session is not classified.
+        return format!("{} {}\n", verdict.action.as_str(), safe::line(&verdict.reason));
     };
     let timeout = pipeline.settings.timeout;
     let subject = pipeline.subject(log);
@@ -88,7 +89,7 @@ pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool) -> S
         .collect();
     let cut_note = if listing_cut { ", listing stopped at the deadline" } else { "" };
     let _ = writeln!(out, "\n{} ({}{cut_note})", style.bold("matching lines"), hits.len());
-    for &(i, r, p) in &hits {
+    for &(i, r, p) in hits.iter().take(max_hits) {
         let rule = &profile.rules[r];
         let line = &cleaned.lines[i];
         let _ = writeln!(
@@ -100,6 +101,10 @@ pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool) -> S
             style.action(rule.action)
         );
         let _ = writeln!(out, "             {}", highlighted(compiled, p, cleaned.line_text(line), &style, 13));
+    }
+
+    if hits.len() > max_hits {
+        let _ = writeln!(out, "  … {} more (--max-hits to list more)", hits.len() - max_hits);
     }
 
     if let Some(win) = scan.last.filter(|_| !scan.timed_out) {

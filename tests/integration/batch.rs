@@ -77,7 +77,8 @@ fn github_annotates_and_appends_the_step_summary() {
     assert!(lines[2].starts_with("::error title=faultsift%3A cannot read missing.log::"));
     assert!(lines[3].starts_with("::notice title=faultsift summary::5 logs, 2 environment faults (40.0%25)"));
     let md = std::fs::read_to_string(&summary).unwrap();
-    assert!(md.starts_with("# earlier step\n| log | action | kind | rule | evidence |\n"), "{md}");
+    // A blank line first, so the table does not merge into what is above it.
+    assert!(md.starts_with("# earlier step\n\n| log | action | kind | rule | evidence |\n"), "{md}");
     assert!(md.contains("| logs/sub/c.log | **pause** | connection | claude/unable-to-connect |"), "{md}");
     assert!(md.contains("**5 logs**: 2 environment faults (40.0%)"), "{md}");
 }

@@ -135,3 +135,52 @@ fn item_7_test_goes_past_a_broken_profile_and_warns_on_zero_rules() {
     assert_eq!(doc["profiles"].as_array().unwrap().len(), 2);
     assert_eq!(doc["failures"][0]["check"], "load");
 }
+
+#[test]
+fn item_4_step_summary_starts_with_a_blank_line_and_empty_is_unset() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.md");
+    std::fs::write(&path, "| previous | table |\n").unwrap();
+    let t = Test::new();
+    let out = t.env("GITHUB_STEP_SUMMARY", &path).args(["classify", "-p", "claude", "--format", "github", "-"]);
+    out.stdin(FAULT).run();
+    let md = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(md.starts_with("| previous | table |\n\n| log | action |"), "{md}");
+    let t = Test::new().env("GITHUB_STEP_SUMMARY", "").args(["classify", "-p", "claude", "--format", "github", "-"]);
+    let out = t.stdin(FAULT).run();
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
+}
+
+#[test]
+fn item_9_explain_reads_piped_stdin_takes_status_and_limits_hits() {
+    let out = Test::new().args(["explain", "-p", "claude", "--color", "never"]).stdin(FAULT).run();
+    assert!(out.stdout.contains("action pause"), "{}", out.stdout);
+    let out = Test::new().args(["explain", "-p", "claude", "--status", "COMPLETED"]).stdin(FAULT).run();
+    assert!(out.stdout.starts_with("skip "), "{}", out.stdout);
+    let out = Test::new().args(["explain", "-p", "claude", "--color", "never"]).stdin(FAULT.repeat(30)).run();
+    assert!(out.stdout.contains("matching lines (30)") && out.stdout.contains("… 10 more"), "{}", out.stdout);
+    let listed = out.stdout.lines().filter(|l| l.contains(" → ")).count();
+    assert_eq!(listed, 20, "{}", out.stdout);
+    let out = Test::new().args(["explain", "-p", "claude", "--max-hits", "2"]).stdin(FAULT.repeat(3)).run();
+    assert!(out.stdout.contains("… 1 more"), "{}", out.stdout);
+}
+
+#[test]
+fn item_10_summary_schema_label_and_profiles_json() {
+    let out = Test::new().args(["classify", "-p", "claude", "--summary", "--label", "pane-7", "-"]).stdin(FAULT).run();
+    let lines: Vec<serde_json::Value> = out.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines[0]["log"], "pane-7");
+    assert_eq!(lines[1]["schema"], "faultsift/summary/v1");
+    assert_eq!(lines[1]["summary"]["logs"], 1);
+    let schema: serde_json::Value =
+        serde_json::from_str(&Test::new().args(["schema", "summary"]).run().stdout).unwrap();
+    assert_eq!(schema["title"], "faultsift summary");
+    assert!(schema["properties"]["summary"].is_object(), "{schema}");
+    let verdict: serde_json::Value = serde_json::from_str(&Test::new().arg("schema").run().stdout).unwrap();
+    assert_eq!(verdict["title"], "faultsift verdict");
+    let profiles: serde_json::Value =
+        serde_json::from_str(&Test::new().args(["profiles", "--format", "json"]).run().stdout).unwrap();
+    let claude = profiles.as_array().unwrap().iter().find(|p| p["name"] == "claude").unwrap();
+    assert_eq!(claude["origin"], "builtin");
+    assert!(claude["rules"].as_u64().unwrap() > 10);
+}

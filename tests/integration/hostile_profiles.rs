@@ -43,11 +43,14 @@ fn broken_toml_is_one_line_with_line_and_column() {
     for (name, text, needle) in cases {
         let line = load_error(&text);
         assert!(line.contains(needle), "{name}: {line}");
-        // `test` reports the same profile as one clear error too.
+        // `test` reports the same profile as one clear error line too (and
+        // its report, with a `load` failure, on stdout: issue 20.7).
         let t = Test::new().file("p.toml", &text);
         let p = t.path().join("p.toml");
-        let line = one_error(&t.arg("test").arg(p));
-        assert!(line.contains("p.toml"), "{name}: {line}");
+        let out = t.arg("test").arg(p).status(2).run();
+        assert_eq!(out.stderr.lines().count(), 1, "{name}: {}", out.stderr);
+        assert!(out.stderr.starts_with("faultsift: ") && out.stderr.contains("p.toml"), "{name}: {}", out.stderr);
+        assert!(out.stdout.contains("[load]"), "{name}: {}", out.stdout);
     }
     let line = load_error(b"name = \"\xff\xfe\"\n");
     assert!(line.contains("cannot read profile") && line.contains("UTF-8"), "{line}");
