@@ -8,8 +8,6 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 
-use clap::CommandFactory;
-
 use crate::cli::{ClassifyArgs, Cli, Command, ExplainArgs, ProfileDirs, ProfileSelect, TestArgs};
 use crate::commands::bait::{self, BaitLine};
 use crate::commands::{check, explain, show};
@@ -44,15 +42,20 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             print(&format!("{}\n", serde_json::to_string_pretty(&schema)?))
         }
         Command::Completions(args) => {
+            use clap_complete::env::EnvCompleter;
             let mut out = Vec::new();
-            clap_complete::generate(args.shell, &mut Cli::command(), "faultsift", &mut out);
+            let shell: &dyn EnvCompleter = match args.shell {
+                clap_complete::Shell::Bash => &clap_complete::env::Bash,
+                clap_complete::Shell::Zsh => &clap_complete::env::Zsh,
+                clap_complete::Shell::Fish => &clap_complete::env::Fish,
+                clap_complete::Shell::Elvish => &clap_complete::env::Elvish,
+                clap_complete::Shell::PowerShell => &clap_complete::env::Powershell,
+                other => bail!("no completions for {other}"),
+            };
+            shell.write_registration("COMPLETE", "faultsift", "faultsift", "faultsift", &mut out)?;
             print_bytes(&out)
         }
-        Command::Man => {
-            let mut out = Vec::new();
-            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
-            print_bytes(&out)
-        }
+        Command::Man(args) => print_bytes(&crate::commands::man::page(args.command.as_deref())?),
     }
 }
 
@@ -330,6 +333,26 @@ pub fn exit_status(result: Result<ExitCode>) -> u8 {
             ExitCode::Error.code()
         }
     }
+}
+
+/// Completes `--profile`: the names that resolve here (the directories of
+/// `FAULTSIFT_PROFILE_PATH` and the XDG directory, and the built-ins, also as
+/// `builtin:NAME`), not file names; a value with a `/` completes as a path.
+pub fn complete_profile(current: &std::ffi::OsStr) -> Vec<clap_complete::CompletionCandidate> {
+    let Some(current) = current.to_str() else { return Vec::new() };
+    if current.contains('/') {
+        use clap_complete::engine::ValueCompleter as _;
+        return clap_complete::engine::PathCompleter::file().complete(std::ffi::OsStr::new(current));
+    }
+    let Ok(resolver) = Resolver::from_env(&[]) else { return Vec::new() };
+    let mut names: Vec<(String, String)> =
+        resolver.available().into_iter().map(|a| (a.name, format!("{}", a.origin))).collect();
+    names.extend(crate::profile::builtin::BUILTINS.iter().map(|b| (format!("builtin:{}", b.name), "builtin".into())));
+    names
+        .into_iter()
+        .filter(|(n, _)| n.starts_with(current))
+        .map(|(n, origin)| clap_complete::CompletionCandidate::new(n).help(Some(origin.into())))
+        .collect()
 }
 
 /// Whether to colour standard output: `auto` is on for a terminal, unless

@@ -42,9 +42,11 @@ pub enum Command {
     /// Print a shell completion script.
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions(CompletionsArgs),
-    /// Print the man page (roff).
-    #[command(after_help = "Examples:\n  faultsift man > faultsift.1 && man ./faultsift.1")]
-    Man,
+    /// Print a man page (roff): faultsift(1), or faultsift-COMMAND(1).
+    #[command(
+        after_help = "Examples:\n  faultsift man > faultsift.1 && man -l faultsift.1\n  faultsift man classify | man -l -"
+    )]
+    Man(ManArgs),
 }
 
 const EXPLAIN_EXAMPLES: &str = "\
@@ -154,7 +156,8 @@ pub struct ClassifyArgs {
 pub struct ProfileSelect {
     /// Profile: a name resolved through the profile directories and the
     /// built-ins, or a path (containing `/` or ending in `.toml`).
-    #[arg(short, long, env = "FAULTSIFT_PROFILE", value_name = "NAME|PATH")]
+    #[arg(short, long, env = "FAULTSIFT_PROFILE", value_name = "NAME|PATH",
+          add = clap_complete::ArgValueCompleter::new(crate::app::complete_profile))]
     pub profile: Option<String>,
 
     #[command(flatten)]
@@ -276,6 +279,14 @@ pub struct ProfilesArgs {
     /// Output: a table for people, or a JSON array for programs.
     #[arg(long, value_enum, default_value_t = TestFormat::Human)]
     pub format: TestFormat,
+}
+
+/// Options of `man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (none: the top-level page).
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
 }
 
 /// Options of `completions`.

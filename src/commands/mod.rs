@@ -4,4 +4,5 @@
 pub mod bait;
 pub mod check;
 pub mod explain;
+pub mod man;
 pub mod show;

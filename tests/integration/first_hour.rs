@@ -184,3 +184,82 @@ fn item_10_summary_schema_label_and_profiles_json() {
     assert_eq!(claude["origin"], "builtin");
     assert!(claude["rules"].as_u64().unwrap() > 10);
 }
+
+const COMMANDS: [&str; 8] = ["classify", "explain", "test", "profiles", "show", "schema", "completions", "man"];
+
+/// The long options that `faultsift [COMMAND] --help` lists.
+fn help_flags(command: Option<&str>) -> Vec<String> {
+    let out = Test::new().args(command).arg("--help").run().stdout;
+    let mut flags: Vec<String> = out
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|w| w.starts_with("--") && w.len() > 2)
+        .map(str::to_string)
+        .collect();
+    flags.sort();
+    flags.dedup();
+    flags
+}
+
+#[test]
+fn item_3_a_man_page_for_every_command_with_options_exit_status_and_environment() {
+    let has_man = std::process::Command::new("man").arg("--version").output().is_ok_and(|o| o.status.success());
+    for command in std::iter::once(None).chain(COMMANDS.map(Some)) {
+        let roff = Test::new().arg("man").args(command).run().stdout;
+        for section in [".SH NAME", ".SH SYNOPSIS", ".SH \"EXIT STATUS\"", ".SH ENVIRONMENT", ".SH \"SEE ALSO\""] {
+            assert!(roff.contains(section), "{command:?}: no {section}");
+        }
+        // Every option of --help is on the page (roff writes `-` as `\-`).
+        let page = roff.replace("\\-", "-");
+        for flag in help_flags(command) {
+            assert!(page.contains(&flag), "{command:?}: {flag} is in --help but not in the man page");
+        }
+        if let Some(name) = command {
+            assert!(roff.contains(&format!("faultsift-{name}")), "{name}");
+        }
+        if has_man {
+            let dir = tempfile::tempdir().unwrap();
+            let file = dir.path().join("page.1");
+            std::fs::write(&file, &roff).unwrap();
+            let out = std::process::Command::new("man").arg("-l").arg(&file).env("MANPAGER", "cat").output().unwrap();
+            assert!(out.status.success(), "{command:?}: {}", String::from_utf8_lossy(&out.stderr));
+            assert!(String::from_utf8_lossy(&out.stdout).contains("EXIT STATUS"), "{command:?}");
+        } else {
+            eprintln!("man not installed: pages checked as roff only");
+        }
+    }
+    let err = Test::new().args(["man", "nosuch"]).status(2).run().stderr;
+    assert!(err.starts_with("faultsift: no command `nosuch`"), "{err}");
+}
+
+#[test]
+fn item_11_completions_offer_profile_names_after_profile() {
+    let t = Test::new().file("xdg/faultsift/profiles/mine.toml", "[[rule]]\nid = \"a\"\npattern = 'boom'\n");
+    let xdg = t.path().join("xdg");
+    let out = t
+        .env("XDG_CONFIG_HOME", xdg)
+        .env("COMPLETE", "fish")
+        .args(["--", "faultsift", "classify", "--profile", ""])
+        .run()
+        .stdout;
+    let names: Vec<&str> = out.lines().map(|l| l.split('\t').next().unwrap()).collect();
+    for want in ["claude", "mine", "builtin:claude"] {
+        assert!(names.contains(&want), "{want} not in {names:?}");
+    }
+    assert!(!names.iter().any(|n| n.ends_with(".toml")), "no file names: {names:?}");
+    let script = Test::new().args(["completions", "bash"]).run().stdout;
+    assert!(script.contains("COMPLETE=\"bash\"") || script.contains("COMPLETE"), "{script}");
+}
+
+#[test]
+fn readme_option_tables_match_help() {
+    let readme = std::fs::read_to_string(crate::util::root().join("README.md")).unwrap();
+    for command in ["classify", "explain"] {
+        for flag in help_flags(Some(command)) {
+            if ["--help", "--version"].contains(&flag.as_str()) {
+                continue;
+            }
+            let documented = [" ", "`", ","].iter().any(|end| readme.contains(&format!("{flag}{end}")));
+            assert!(documented, "README.md does not document {command} {flag}");
+        }
+    }
+}

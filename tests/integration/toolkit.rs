@@ -167,12 +167,16 @@ fn show_round_trips_the_resolved_rules() {
 
 #[test]
 fn completions_and_man_page() {
-    for shell in ["bash", "zsh", "fish", "powershell"] {
+    // The scripts register the binary as its own completer (clap_complete's
+    // dynamic completions): they hold no option names, the binary answers.
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
         let out = Test::new().args(["completions", shell]).run();
-        assert!(out.stdout.contains("classify") && out.stdout.contains("tail-bytes"), "{shell}");
+        assert!(out.stdout.contains("faultsift") && out.stdout.contains("COMPLETE"), "{shell}: {}", out.stdout);
     }
+    let out = Test::new().env("COMPLETE", "fish").args(["--", "faultsift", "classify", "--tail"]).run().stdout;
+    assert!(out.contains("--tail-bytes"), "{out}");
     let man = Test::new().arg("man").run().stdout;
-    assert!(man.starts_with(".ie") || man.contains(".TH faultsift"), "{}", &man[..200.min(man.len())]);
+    assert!(man.starts_with(".ie") || man.contains(".TH FAULTSIFT"), "{}", &man[..200.min(man.len())]);
 }
 
 #[test]
