@@ -68,7 +68,7 @@ Examples:
 const SHOW_EXAMPLES: &str = "\
 Examples:
   faultsift show claude
-  faultsift show claude > .faultsift/profiles/claude.toml   # start an overlay";
+  faultsift show claude > ~/.config/faultsift/profiles/claude.toml   # start an overlay";
 
 const COMPLETIONS_EXAMPLES: &str = "\
 Examples:
