@@ -52,7 +52,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 clap_complete::Shell::PowerShell => &clap_complete::env::Powershell,
                 other => bail!("no completions for {other}"),
             };
-            shell.write_registration("COMPLETE", "faultsift", "faultsift", "faultsift", &mut out)?;
+            shell.write_registration(COMPLETE_VAR, "faultsift", "faultsift", "faultsift", &mut out)?;
             print_bytes(&out)
         }
         Command::Man(args) => print_bytes(&crate::commands::man::page(args.command.as_deref())?),
@@ -334,6 +334,10 @@ pub fn exit_status(result: Result<ExitCode>) -> u8 {
         }
     }
 }
+
+/// The variable through which the completion scripts ask the binary for
+/// completions (clap's default, `COMPLETE`, is too common a name to own).
+pub const COMPLETE_VAR: &str = "FAULTSIFT_COMPLETE";
 
 /// Completes `--profile`: the names that resolve here (the directories of
 /// `FAULTSIFT_PROFILE_PATH` and the XDG directory, and the built-ins, also as

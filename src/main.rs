@@ -7,8 +7,10 @@ use clap::Parser;
 use faultsift::cli::Cli;
 
 fn main() -> ExitCode {
-    // `COMPLETE=SHELL faultsift …`: the shell asks for completions.
-    clap_complete::CompleteEnv::with_factory(<Cli as clap::CommandFactory>::command).complete();
+    // `FAULTSIFT_COMPLETE=SHELL faultsift …`: the shell asks for completions.
+    clap_complete::CompleteEnv::with_factory(<Cli as clap::CommandFactory>::command)
+        .var(faultsift::app::COMPLETE_VAR)
+        .complete();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return ExitCode::from(faultsift::app::usage_error(&e)),

@@ -80,7 +80,7 @@ Colour (\fB\-\-color auto\fR) is off when NO_COLOR is set and not empty, or TERM
 \fBGITHUB_STEP_SUMMARY\fR
 With \fB\-\-format github\fR, the Markdown table is appended to this file (unset or empty: not written).
 .TP
-\fBCOMPLETE\fR
+\fBFAULTSIFT_COMPLETE\fR
 Set by the shell completion scripts of \fBfaultsift completions\fR.
 "#;
 

@@ -237,7 +237,7 @@ fn item_11_completions_offer_profile_names_after_profile() {
     let xdg = t.path().join("xdg");
     let out = t
         .env("XDG_CONFIG_HOME", xdg)
-        .env("COMPLETE", "fish")
+        .env("FAULTSIFT_COMPLETE", "fish")
         .args(["--", "faultsift", "classify", "--profile", ""])
         .run()
         .stdout;
@@ -247,7 +247,7 @@ fn item_11_completions_offer_profile_names_after_profile() {
     }
     assert!(!names.iter().any(|n| n.ends_with(".toml")), "no file names: {names:?}");
     let script = Test::new().args(["completions", "bash"]).run().stdout;
-    assert!(script.contains("COMPLETE=\"bash\"") || script.contains("COMPLETE"), "{script}");
+    assert!(script.contains("FAULTSIFT_COMPLETE"), "{script}");
 }
 
 #[test]

@@ -171,9 +171,14 @@ fn completions_and_man_page() {
     // dynamic completions): they hold no option names, the binary answers.
     for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
         let out = Test::new().args(["completions", shell]).run();
-        assert!(out.stdout.contains("faultsift") && out.stdout.contains("COMPLETE"), "{shell}: {}", out.stdout);
+        assert!(
+            out.stdout.contains("faultsift") && out.stdout.contains("FAULTSIFT_COMPLETE"),
+            "{shell}: {}",
+            out.stdout
+        );
     }
-    let out = Test::new().env("COMPLETE", "fish").args(["--", "faultsift", "classify", "--tail"]).run().stdout;
+    let out =
+        Test::new().env("FAULTSIFT_COMPLETE", "fish").args(["--", "faultsift", "classify", "--tail"]).run().stdout;
     assert!(out.contains("--tail-bytes"), "{out}");
     let man = Test::new().arg("man").run().stdout;
     assert!(man.starts_with(".ie") || man.contains(".TH FAULTSIFT"), "{}", &man[..200.min(man.len())]);
