@@ -503,4 +503,29 @@ mod tests {
         let e = Resolver::new(vec![Layer::Builtin]).resolve("nope").unwrap_err().to_string();
         assert!(e.contains("no profile named `nope`") && e.contains("claude"), "{e}");
     }
+
+    #[test]
+    fn builtin_prefix_ignores_the_directories_and_their_bases() {
+        let top = tempfile::tempdir().unwrap();
+        write(top.path(), "claude.toml", "[[rule]]\nid = \"planted\"\npattern = 'x+'\n");
+        // qwen extends gemini: a planted gemini.toml must not reach builtin:qwen.
+        write(top.path(), "gemini.toml", "[[rule]]\nid = \"planted\"\npattern = 'x+'\n");
+        let r = Resolver::new(vec![Layer::Dir(top.path().to_path_buf()), Layer::Builtin]);
+        let p = r.resolve("builtin:claude").unwrap();
+        assert_eq!(p.origin, Origin::Builtin);
+        assert!(p.rules.iter().all(|r| r.id != "planted"));
+        let q = r.resolve("builtin:qwen").unwrap();
+        assert!(q.rules.iter().all(|r| r.id != "planted"), "the built-in's extends reached a directory");
+        assert!(r.resolve("builtin:nope").unwrap_err().to_string().contains("builtin:claude"));
+    }
+
+    #[test]
+    fn a_file_with_a_builtin_name_gets_a_note() {
+        let top = tempfile::tempdir().unwrap();
+        write(top.path(), "claude.toml", "[[rule]]\nid = \"mine\"\npattern = 'only mine'\n");
+        let r = Resolver::new(vec![Layer::Dir(top.path().to_path_buf()), Layer::Builtin]);
+        let note = shadow_note(&r.resolve("claude").unwrap()).unwrap();
+        assert!(note.contains("not the built-in") && note.contains("builtin:claude"), "{note}");
+        assert_eq!(shadow_note(&r.resolve("codex").unwrap()), None);
+    }
 }
