@@ -8,8 +8,6 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 
-use clap::CommandFactory;
-
 use crate::cli::{ClassifyArgs, Cli, Command, ExplainArgs, ProfileDirs, ProfileSelect, TestArgs};
 use crate::commands::bait::{self, BaitLine};
 use crate::commands::{check, explain, show};
@@ -21,7 +19,7 @@ use crate::output::verdict::{self, Verdict};
 use crate::pipeline::matcher::{CompiledProfile, Workload};
 use crate::pipeline::window::{self, WindowSpec};
 use crate::pipeline::{Pipeline, Settings};
-use crate::profile::{Profile, Resolver};
+use crate::profile::{Profile, Resolver, budget};
 use crate::workers::{self, Job};
 
 /// Runs the command line and returns the exit status. Errors are for the
@@ -31,30 +29,46 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Classify(args) => classify(args),
         Command::Explain(args) => explain(args),
         Command::Test(args) => test(args),
-        Command::Profiles(dirs) => profiles(&dirs),
+        Command::Profiles(args) => profiles(&args.dirs, args.format),
         Command::Show(args) => {
             let profile = Resolver::from_env(&args.dirs.profile_dirs)?.resolve(&args.name)?;
             print(&show::to_toml(&profile)?)
         }
-        Command::Schema => print(&format!("{}\n", serde_json::to_string_pretty(&verdict::json_schema())?)),
+        Command::Schema(args) => {
+            let schema = match args.which {
+                crate::cli::SchemaKind::Verdict => verdict::json_schema(),
+                crate::cli::SchemaKind::Summary => crate::output::summary::json_schema(),
+            };
+            print(&format!("{}\n", serde_json::to_string_pretty(&schema)?))
+        }
         Command::Completions(args) => {
+            use clap_complete::env::EnvCompleter;
             let mut out = Vec::new();
-            clap_complete::generate(args.shell, &mut Cli::command(), "faultsift", &mut out);
+            let shell: &dyn EnvCompleter = match args.shell {
+                clap_complete::Shell::Bash => &clap_complete::env::Bash,
+                clap_complete::Shell::Zsh => &clap_complete::env::Zsh,
+                clap_complete::Shell::Fish => &clap_complete::env::Fish,
+                clap_complete::Shell::Elvish => &clap_complete::env::Elvish,
+                clap_complete::Shell::PowerShell => &clap_complete::env::Powershell,
+                other => bail!("no completions for {other}"),
+            };
+            shell.write_registration(COMPLETE_VAR, "faultsift", "faultsift", "faultsift", &mut out)?;
             print_bytes(&out)
         }
-        Command::Man => {
-            let mut out = Vec::new();
-            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
-            print_bytes(&out)
-        }
+        Command::Man(args) => print_bytes(&crate::commands::man::page(args.command.as_deref())?),
     }
 }
 
 /// The profile `--profile` (or `FAULTSIFT_PROFILE`) names, as matching needs it.
-fn resolve_selected(select: &ProfileSelect) -> Result<Profile> {
-    let resolver = Resolver::from_env(&select.dirs.profile_dirs)?;
+/// Loading stops with an error past `deadline` (it counts against `--timeout`).
+fn resolve_selected(select: &ProfileSelect, deadline: std::time::Instant) -> Result<Profile> {
+    let resolver = Resolver::from_env(&select.dirs.profile_dirs)?.with_deadline(deadline);
     let selector = select.profile.as_deref().ok_or_else(|| resolver.none_given())?;
-    Ok(resolver.resolve_for_matching(selector)?)
+    let profile = resolver.resolve_for_matching(selector)?;
+    if let Some(note) = crate::profile::shadow_note(&profile) {
+        eprintln!("faultsift: {}", crate::output::safe::line(&note));
+    }
+    Ok(profile)
 }
 
 fn print(text: &str) -> Result<ExitCode> {
@@ -69,21 +83,47 @@ fn print_bytes(bytes: &[u8]) -> Result<ExitCode> {
 }
 
 fn explain(args: ExplainArgs) -> Result<ExitCode> {
-    let profile = resolve_selected(&args.select)?;
+    let deadline = budget::load_deadline(args.scan.timeout);
+    let profile = resolve_selected(&args.select, deadline)?;
     let settings = Settings {
         window: WindowSpec { tail_bytes: args.scan.tail_bytes, since: args.scan.since },
         timeout: args.scan.timeout,
-        status: None,
+        status: args.status.clone(),
         result_present: false,
         input: args.scan.input,
     };
-    let pipeline = Pipeline::new(profile, settings, Workload::Few)?;
-    let source = if args.log.as_os_str() == "-" { LogSource::Stdin } else { LogSource::Path(args.log.clone()) };
+    let pipeline = budget::with_budget(Some(deadline), || Pipeline::new(profile, settings, Workload::Few))?;
+    let source = match &args.log {
+        Some(log) if log.as_os_str() != "-" => LogSource::Path(log.clone()),
+        Some(_) => LogSource::Stdin,
+        None if io::stdin().is_terminal() => bail!("no log given: pass a LOG path, or pipe a log into standard input"),
+        None => LogSource::Stdin,
+    };
     // Read first, so that an unreadable log is an error here, not a verdict.
     let label = source.label();
     let window = window::read(&source, pipeline.settings.window).with_context(|| label.clone())?;
-    let color = args.color.resolve(io::stdout().is_terminal(), std::env::var_os("NO_COLOR").as_deref());
-    print(&explain::explain(&pipeline, &label, window, color))
+    let color = color_for(args.color);
+    // The watchdog of classify, for explain's two passes (the scan, then the
+    // listing), each with its own deadline: past both and the grace, the
+    // answer is "declined", as classify's, and the search is abandoned.
+    let timeout = pipeline.settings.timeout;
+    let limit = timeout * 2 + workers::WATCHDOG_GRACE;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let thread_label = label.clone();
+    let max_hits = args.max_hits;
+    let worker = move || {
+        let _ = tx.send(explain::explain(&pipeline, &thread_label, window, color, max_hits));
+    };
+    std::thread::Builder::new().name("explain".into()).spawn(worker)?;
+    match rx.recv_timeout(limit) {
+        Ok(text) => print(&text),
+        Err(_) => {
+            let text = explain::overdue(&label, timeout);
+            print(&text)?;
+            // The search thread is not joined: end here.
+            std::process::exit(ExitCode::Success.code().into())
+        }
+    }
 }
 
 fn test(args: TestArgs) -> Result<ExitCode> {
@@ -99,11 +139,22 @@ fn test(args: TestArgs) -> Result<ExitCode> {
         None => Vec::new(),
     };
     let mut reports = Vec::new();
+    // A profile that does not load is reported, and the others still checked.
+    let mut load_errors = false;
     for selector in &selectors {
-        let profile = resolver.resolve(selector)?;
-        let origin = profile.origin.label();
-        let compiled = CompiledProfile::compile(profile, &origin)?;
-        reports.push(check::check_profile(&compiled, &bait, &clean_logs));
+        let compiled = resolver.resolve(selector).and_then(|profile| {
+            let origin = profile.origin.label();
+            CompiledProfile::compile(profile, &origin)
+        });
+        match compiled {
+            Ok(compiled) => reports.push(check::check_profile(&compiled, &bait, &clean_logs)),
+            Err(e) => {
+                let message = one_line(&anyhow::Error::new(e));
+                eprintln!("faultsift: {}", crate::output::safe::line(&message));
+                load_errors = true;
+                reports.push(check::load_failure(selector, message));
+            }
+        }
     }
     let failed = reports.iter().any(|r| !r.failures.is_empty());
     let text = match args.format {
@@ -118,7 +169,13 @@ fn test(args: TestArgs) -> Result<ExitCode> {
         }
     };
     print(&text)?;
-    Ok(if failed { ExitCode::NoMatch } else { ExitCode::Success })
+    Ok(if load_errors {
+        ExitCode::Error
+    } else if failed {
+        ExitCode::NoMatch
+    } else {
+        ExitCode::Success
+    })
 }
 
 fn test_report_human(reports: &[check::ProfileReport]) -> String {
@@ -135,6 +192,9 @@ fn test_report_human(reports: &[check::ProfileReport]) -> String {
         if let Some(text) = &f.text {
             s.push_str(&format!(": {text:?}"));
         }
+        // The one sanitiser: profile names, ids and file texts are the
+        // user's, and this goes to a terminal.
+        let mut s = crate::output::safe::line(&s);
         s.push('\n');
         s
     };
@@ -151,8 +211,8 @@ fn test_report_human(reports: &[check::ProfileReport]) -> String {
         out.push_str(&format!(
             "{} {} ({}): {}, {}, {}, {}, {}{}{}\n",
             if c.failures == 0 { "ok  " } else { "FAIL" },
-            c.profile,
-            c.origin,
+            crate::output::safe::line(&c.profile),
+            crate::output::safe::line(&c.origin),
             plural(c.rules, "rule"),
             plural(c.examples, "example"),
             plural(c.counterexamples, "counterexample"),
@@ -204,22 +264,35 @@ fn read_clean_logs(dir: &std::path::Path) -> Result<Vec<check::CleanLog>> {
         .collect()
 }
 
-fn profiles(dirs: &ProfileDirs) -> Result<ExitCode> {
+fn profiles(dirs: &ProfileDirs, format: TestFormat) -> Result<ExitCode> {
     let resolver = Resolver::from_env(&dirs.profile_dirs)?;
     let mut rows = vec![["NAME".to_string(), "RULES".into(), "MODEL OUTPUT".into(), "ORIGIN".into(), "SHADOWS".into()]];
     let mut status = ExitCode::Success;
+    let mut json = Vec::new();
     for a in resolver.available() {
         let (rules, model) = match resolver.resolve(&a.name) {
             Ok(p) => (p.rules.len().to_string(), if p.carries_model_output { "yes" } else { "no" }.to_string()),
             Err(e) => {
-                eprintln!("faultsift: {}", crate::error::printable(&e.to_string()));
+                eprintln!("faultsift: {}", crate::output::safe::line(&e.to_string()));
                 status = ExitCode::Error;
                 ("error".into(), "-".into())
             }
         };
         let shadows: Vec<String> = a.shadows.iter().map(|o| o.label()).collect();
         let shadows = if shadows.is_empty() { "-".to_string() } else { shadows.join(", ") };
-        rows.push([a.name, rules, model, a.origin.label(), shadows]);
+        json.push(serde_json::json!({
+            "name": a.name,
+            "rules": rules.parse::<u64>().ok(),
+            "carries_model_output": (model != "-").then_some(model == "yes"),
+            "origin": a.origin.label(),
+            "shadows": a.shadows.iter().map(|o| o.label()).collect::<Vec<_>>(),
+            "error": (rules == "error").then_some(true),
+        }));
+        rows.push([a.name, rules, model, a.origin.label(), shadows].map(|c| crate::output::safe::line(&c)));
+    }
+    if format == TestFormat::Json {
+        print(&format!("{}\n", serde_json::to_string_pretty(&json)?))?;
+        return Ok(status);
     }
     let widths: Vec<usize> = (0..5).map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
     let mut out = String::new();
@@ -234,8 +307,9 @@ fn profiles(dirs: &ProfileDirs) -> Result<ExitCode> {
 
 fn classify(args: ClassifyArgs) -> Result<ExitCode> {
     let config = resolve_config(&args)?;
-    let profile = resolve_selected(&args.select)?;
-    let job = Arc::new(Job::new(profile, &config)?);
+    let deadline = budget::load_deadline(config.settings.timeout);
+    let profile = resolve_selected(&args.select, deadline)?;
+    let job = Arc::new(budget::with_budget(Some(deadline), || Job::new(profile, &config))?);
     let mut output = Output::new(&config);
     if job.logs.len() == 1 {
         let (mut output, verdict) = workers::classify_alone(job, output, |mut output, verdict| {
@@ -261,10 +335,84 @@ pub fn exit_status(result: Result<ExitCode>) -> u8 {
             {
                 return ExitCode::Success.code();
             }
-            eprintln!("faultsift: {}", crate::error::printable(&format!("{err:#}")));
+            eprintln!("faultsift: {}", crate::output::safe::line(&one_line(&err)));
             ExitCode::Error.code()
         }
     }
+}
+
+/// The variable through which the completion scripts ask the binary for
+/// completions (clap's default, `COMPLETE`, is too common a name to own).
+pub const COMPLETE_VAR: &str = "FAULTSIFT_COMPLETE";
+
+/// Completes `--profile`: the names that resolve here (the directories of
+/// `FAULTSIFT_PROFILE_PATH` and the XDG directory, and the built-ins, also as
+/// `builtin:NAME`), not file names; a value with a `/` completes as a path.
+pub fn complete_profile(current: &std::ffi::OsStr) -> Vec<clap_complete::CompletionCandidate> {
+    let Some(current) = current.to_str() else { return Vec::new() };
+    if current.contains('/') {
+        use clap_complete::engine::ValueCompleter as _;
+        return clap_complete::engine::PathCompleter::file().complete(std::ffi::OsStr::new(current));
+    }
+    let Ok(resolver) = Resolver::from_env(&[]) else { return Vec::new() };
+    let mut names: Vec<(String, String)> =
+        resolver.available().into_iter().map(|a| (a.name, format!("{}", a.origin))).collect();
+    names.extend(crate::profile::builtin::BUILTINS.iter().map(|b| (format!("builtin:{}", b.name), "builtin".into())));
+    names
+        .into_iter()
+        .filter(|(n, _)| n.starts_with(current))
+        .map(|(n, origin)| clap_complete::CompletionCandidate::new(n).help(Some(origin.into())))
+        .collect()
+}
+
+/// Whether to colour standard output: `auto` is on for a terminal, unless
+/// `NO_COLOR` is set (and not empty) or `TERM` is `dumb`.
+fn color_for(choice: crate::config::ColorChoice) -> bool {
+    let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+    choice.resolve(io::stdout().is_terminal() && !dumb, std::env::var_os("NO_COLOR").as_deref())
+}
+
+/// A command-line error as SPEC §6 has errors: one `faultsift: …` line on
+/// stderr and exit 2. `--help` and `--version` print as clap prints them.
+pub fn usage_error(err: &clap::Error) -> u8 {
+    use clap::error::ErrorKind;
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = err.print();
+        return if err.use_stderr() { ExitCode::Error.code() } else { ExitCode::Success.code() };
+    }
+    let rendered = err.render().to_string();
+    let mut parts = Vec::new();
+    for line in rendered.lines() {
+        let line = line.trim();
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if !line.is_empty() {
+            parts.push(line.strip_prefix("error: ").unwrap_or(line).to_string());
+        }
+    }
+    eprintln!("faultsift: {} (see --help)", crate::output::safe::line(&parts.join(" ")));
+    ExitCode::Error.code()
+}
+
+/// `err` and its causes on one line, each cause once: a message that already
+/// ends with (or holds) its cause's text is not followed by it again.
+pub fn one_line(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }
 
 /// Where `classify` puts verdicts: rendered to standard output in input order,
@@ -293,7 +441,11 @@ impl Output {
         let step_summary = (config.format == Format::Github)
             .then(|| std::env::var_os("GITHUB_STEP_SUMMARY"))
             .flatten()
-            .map(|path| (path, render::Markdown.begin()));
+            // Set but empty is unset (a step outside GitHub's runner).
+            .filter(|path| !path.is_empty())
+            // A blank line first: a table right after the previous one (a
+            // second run in the same step) would merge into it.
+            .map(|path| (path, [b"\n".as_slice(), &render::Markdown.begin()].concat()));
         let mut out = io::BufWriter::new(io::stdout());
         let write_err = if config.quiet { None } else { out.write_all(&renderer.begin()).err() };
         Output {
@@ -325,7 +477,7 @@ impl Output {
         }
         if let Some(e) = &v.error {
             self.any_error = true;
-            let report = || eprintln!("faultsift: {}", crate::error::printable(&format!("{}: {e}", v.log)));
+            let report = || eprintln!("faultsift: {}", crate::output::safe::line(&format!("{}: {e}", v.log)));
             match &self.progress {
                 Some(bar) => bar.suspend(report),
                 None => report(),
@@ -394,21 +546,69 @@ fn append(path: &std::path::Path, bytes: &[u8]) -> io::Result<()> {
     file.write_all(bytes)
 }
 
-/// The logs that `args` name: files as given, directories expanded to the
-/// regular files under them (sorted, symbolic links to directories not
-/// followed), filtered by `--glob`. A directory with no such file stays as
-/// it is, so that it gets its own error verdict.
-fn expand_logs(args: &ClassifyArgs) -> Result<Vec<LogSource>> {
-    let glob = match &args.glob {
-        Some(pattern) => Some(
-            globset::GlobBuilder::new(pattern)
-                .literal_separator(false)
+/// `--glob`s, as ripgrep's `-g`: the last glob that matches a file decides
+/// (`!` excludes); a file no glob matches is taken when every glob is a `!`.
+struct Globs {
+    /// (matcher, negated, matches the path rather than the file name).
+    globs: Vec<(globset::GlobMatcher, bool, bool)>,
+    any_positive: bool,
+    hidden: bool,
+}
+
+impl Globs {
+    fn new(patterns: &[String], hidden: bool) -> Result<Self> {
+        let mut globs = Vec::new();
+        for pattern in patterns {
+            let (negated, glob) = match pattern.strip_prefix('!') {
+                Some(rest) => (true, rest),
+                None => (false, pattern.as_str()),
+            };
+            let glob = glob.strip_prefix("./").unwrap_or(glob);
+            let matcher = globset::GlobBuilder::new(glob)
+                .literal_separator(true)
                 .build()
                 .with_context(|| format!("--glob {pattern}"))?
-                .compile_matcher(),
-        ),
-        None => None,
-    };
+                .compile_matcher();
+            globs.push((matcher, negated, glob.contains('/')));
+        }
+        let any_positive = globs.iter().any(|g| !g.1);
+        Ok(Globs { globs, any_positive, hidden })
+    }
+
+    /// The last glob matching `rel` (the path under the directory), if any:
+    /// whether it includes.
+    fn verdict(&self, rel: &std::path::Path) -> Option<bool> {
+        let name = rel.file_name().map(std::path::Path::new).unwrap_or(rel);
+        self.globs
+            .iter()
+            .rev()
+            .find(|(m, _, path)| m.is_match(if *path { rel } else { name }))
+            .map(|(_, negated, _)| !negated)
+    }
+
+    fn file(&self, rel: &std::path::Path) -> bool {
+        self.verdict(rel).unwrap_or(!self.any_positive)
+    }
+
+    /// A directory is walked unless it is hidden (without `--hidden`) or a
+    /// `!` glob matches it.
+    fn dir(&self, rel: &std::path::Path) -> bool {
+        (self.hidden || !is_hidden(rel)) && self.verdict(rel) != Some(false)
+    }
+}
+
+fn is_hidden(rel: &std::path::Path) -> bool {
+    rel.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.') && n != "." && n != "..")
+}
+
+/// The logs that `args` name: files as given, directories expanded to the
+/// regular files under them (sorted, symbolic links to directories not
+/// followed, hidden entries skipped unless `--hidden`), filtered by `--glob`.
+/// A subdirectory that cannot be read is kept as a log, so that it gets its
+/// own error verdict (`Permission denied`), as ripgrep reports it. A directory
+/// with no file to classify is an error: nothing to classify (exit 2).
+fn expand_logs(args: &ClassifyArgs) -> Result<Vec<LogSource>> {
+    let globs = Globs::new(&args.glob, args.hidden)?;
     let mut logs = Vec::new();
     for arg in &args.logs {
         if arg.as_os_str() == "-" {
@@ -419,18 +619,17 @@ fn expand_logs(args: &ClassifyArgs) -> Result<Vec<LogSource>> {
             logs.push(LogSource::Path(arg.clone()));
             continue;
         }
-        let mut files = Vec::new();
-        walk(arg, &mut files);
         let before = logs.len();
-        for file in files {
-            // Paths are made relative to the directory for the glob only:
-            // this runs before any worker starts.
-            if glob.as_ref().is_none_or(|g| g.is_match(file.strip_prefix(arg).unwrap_or(&file))) {
-                logs.push(LogSource::Path(file));
-            }
-        }
+        walk(arg, arg, &globs, &mut logs);
         if logs.len() == before {
-            logs.push(LogSource::Path(arg.clone()));
+            let shown = arg.display();
+            if args.glob.is_empty() {
+                bail!("no files to classify under {shown}");
+            }
+            bail!(
+                "no files under {shown} match {}",
+                args.glob.iter().map(|g| format!("'{g}'")).collect::<Vec<_>>().join(", ")
+            );
         }
     }
     Ok(logs)
@@ -439,23 +638,46 @@ fn expand_logs(args: &ClassifyArgs) -> Result<Vec<LogSource>> {
 /// Appends the files under `dir` to `out` in path order (as `Path` sorts,
 /// component by component): each directory's entries sorted by name, depth
 /// first. Sorting the whole list by path instead compares paths component by
-/// component, which is slow on a large batch, before any worker starts.
-fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+/// component, which is slow on a large batch, before any worker starts. A
+/// directory that cannot be read is appended itself: reading it gives its
+/// error verdict.
+fn walk(root: &std::path::Path, dir: &std::path::Path, globs: &Globs, out: &mut Vec<LogSource>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(_) => {
+            out.push(LogSource::Path(dir.to_path_buf()));
+            return;
+        }
+    };
     let mut entries: Vec<_> =
         entries.filter_map(Result::ok).filter_map(|e| Some((e.path(), e.file_type().ok()?))).collect();
     // Entries of one directory share everything before their names.
     entries.sort_unstable_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
     for (path, kind) in entries {
+        let rel = path.strip_prefix(root).unwrap_or(&path);
         if kind.is_dir() {
-            walk(&path, out);
-        } else if kind.is_file() || (kind.is_symlink() && path.is_file()) {
-            out.push(path);
+            if globs.dir(rel) {
+                walk(root, &path, globs, out);
+            }
+        } else if (kind.is_file() || (kind.is_symlink() && path.is_file()))
+            && (globs.hidden || !is_hidden(rel))
+            && globs.file(rel)
+        {
+            out.push(LogSource::Path(path));
         }
     }
 }
 
 fn resolve_config(args: &ClassifyArgs) -> Result<ClassifyConfig> {
+    if args.pretty && args.format != Format::Json {
+        bail!(
+            "--pretty indents JSON: it needs --format json (the default), not --format {}",
+            format!("{:?}", args.format).to_lowercase()
+        );
+    }
+    if let Some(label) = &args.label {
+        crate::pipeline::window::set_stdin_label(label.clone());
+    }
     let mut logs = expand_logs(args)?;
     if logs.is_empty() {
         if io::stdin().is_terminal() {
@@ -486,7 +708,7 @@ fn resolve_config(args: &ClassifyArgs) -> Result<ClassifyConfig> {
         pretty: args.pretty,
         quiet: args.quiet,
         summary: args.summary,
-        color: args.color.resolve(io::stdout().is_terminal(), std::env::var_os("NO_COLOR").as_deref()),
+        color: color_for(args.color),
         threads,
     })
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{ColorChoice, Format, InputMode, TestFormat, parse_size, parse_timeout};
+use crate::config::{ColorChoice, Format, InputMode, TestFormat, parse_offset, parse_size, parse_timeout};
 
 /// Classify why an agent or CI session failed: environment fault (pause/retry)
 /// or the work's own failure (charge).
@@ -32,19 +32,21 @@ pub enum Command {
     Test(TestArgs),
     /// List the profiles that resolve here.
     #[command(after_help = PROFILES_EXAMPLES)]
-    Profiles(ProfileDirs),
+    Profiles(ProfilesArgs),
     /// Print one resolved profile (extends and disable applied) as TOML.
     #[command(after_help = SHOW_EXAMPLES)]
     Show(ShowArgs),
-    /// Print the JSON Schema of the verdict.
-    #[command(after_help = "Examples:\n  faultsift schema > verdict.schema.json")]
-    Schema,
+    /// Print the JSON Schema of the verdict (or of the --summary line).
+    #[command(after_help = "Examples:\n  faultsift schema > verdict.schema.json\n  faultsift schema summary")]
+    Schema(SchemaArgs),
     /// Print a shell completion script.
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions(CompletionsArgs),
-    /// Print the man page (roff).
-    #[command(after_help = "Examples:\n  faultsift man > faultsift.1 && man ./faultsift.1")]
-    Man,
+    /// Print a man page (roff): faultsift(1), or faultsift-COMMAND(1).
+    #[command(
+        after_help = "Examples:\n  faultsift man > faultsift.1 && man -l faultsift.1\n  faultsift man classify | man -l -"
+    )]
+    Man(ManArgs),
 }
 
 const EXPLAIN_EXAMPLES: &str = "\
@@ -66,7 +68,7 @@ Examples:
 const SHOW_EXAMPLES: &str = "\
 Examples:
   faultsift show claude
-  faultsift show claude > .faultsift/profiles/claude.toml   # start an overlay";
+  faultsift show claude > ~/.config/faultsift/profiles/claude.toml   # start an overlay";
 
 const COMPLETIONS_EXAMPLES: &str = "\
 Examples:
@@ -90,10 +92,17 @@ pub struct ClassifyArgs {
     #[arg(value_name = "LOG")]
     pub logs: Vec<PathBuf>,
 
-    /// With a directory: classify only the files whose path under it matches
-    /// (`*` crosses `/`), e.g. '*.log'. Default: every regular file.
-    #[arg(long, value_name = "PATTERN")]
-    pub glob: Option<String>,
+    /// With a directory, as ripgrep's -g: classify the files that match
+    /// (repeatable; a glob without `/` matches the file name at any depth,
+    /// one with `/` the path under the directory; `!` excludes, the last
+    /// matching glob wins). Default: every regular file.
+    #[arg(short = 'g', long, value_name = "GLOB")]
+    pub glob: Vec<String>,
+
+    /// With a directory: also walk hidden files and directories (names
+    /// starting with `.`, `.git` among them), which are skipped by default.
+    #[arg(long)]
+    pub hidden: bool,
 
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -120,6 +129,10 @@ pub struct ClassifyArgs {
     #[arg(long)]
     pub pretty: bool,
 
+    /// The name standard input goes by in verdicts (default `-`).
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
+
     /// After the verdicts: counts per action, kind and rule, the share of
     /// environment faults, and the logs no rule matched.
     #[arg(long)]
@@ -144,7 +157,8 @@ pub struct ClassifyArgs {
 pub struct ProfileSelect {
     /// Profile: a name resolved through the profile directories and the
     /// built-ins, or a path (containing `/` or ending in `.toml`).
-    #[arg(short, long, env = "FAULTSIFT_PROFILE", value_name = "NAME|PATH")]
+    #[arg(short, long, env = "FAULTSIFT_PROFILE", value_name = "NAME|PATH",
+          add = clap_complete::ArgValueCompleter::new(crate::app::complete_profile))]
     pub profile: Option<String>,
 
     #[command(flatten)]
@@ -161,10 +175,11 @@ pub struct ScanArgs {
 
     /// Ignore the bytes before this offset (taken when the session started);
     /// an offset past the end means the log was replaced.
-    #[arg(long, value_name = "OFFSET")]
+    #[arg(long, value_name = "OFFSET", value_parser = parse_offset)]
     pub since: Option<u64>,
 
-    /// Deadline for scanning each log: 2s, 200ms, 1.5s.
+    /// Deadline for scanning each log (and for loading the profile): 2s,
+    /// 200ms, 1.5s, 1m, at most 1h.
     #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_timeout)]
     pub timeout: Duration,
 
@@ -185,9 +200,18 @@ pub struct ProfileDirs {
 /// Options of `explain`.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// The log to explain (`-` for standard input).
+    /// The log to explain (`-`, or none with piped input, for standard input).
     #[arg(value_name = "LOG")]
-    pub log: PathBuf,
+    pub log: Option<PathBuf>,
+
+    /// How the session ended, as for classify (`completed` and `over_budget`
+    /// are not classified).
+    #[arg(long, value_name = "STATUS")]
+    pub status: Option<String>,
+
+    /// List at most N matching lines (the rest are counted).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub max_hits: usize,
 
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -232,6 +256,43 @@ pub struct ShowArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub dirs: ProfileDirs,
+}
+
+/// Options of `schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// Which schema.
+    #[arg(value_enum, default_value = "verdict")]
+    pub which: SchemaKind,
+}
+
+/// The documents `schema` describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SchemaKind {
+    /// `faultsift/verdict/v1`: one per log.
+    Verdict,
+    /// `faultsift/summary/v1`: the last line of `--summary`.
+    Summary,
+}
+
+/// Options of `profiles`.
+#[derive(Debug, Args)]
+pub struct ProfilesArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub dirs: ProfileDirs,
+
+    /// Output: a table for people, or a JSON array for programs.
+    #[arg(long, value_enum, default_value_t = TestFormat::Human)]
+    pub format: TestFormat,
+}
+
+/// Options of `man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (none: the top-level page).
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
 }
 
 /// Options of `completions`.

@@ -64,13 +64,18 @@ pub struct ClassifyConfig {
     pub threads: usize,
 }
 
-/// Parses a byte size: `65536`, `64KiB`, `64K`, `1MiB`, `1M` (binary units;
-/// `KB`/`MB` are decimal). Must be 1 byte to 64 MiB.
+/// Parses a byte size: `65536`, `64KiB`, `64K`, `1MiB`, `1M`, `1.5KiB` (binary
+/// units; `KB`/`MB` are decimal; a fraction is rounded down to whole bytes).
+/// Must be 1 byte to 64 MiB.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let n: u64 = num.parse().map_err(|_| format!("`{text}` is not a size (examples: 65536, 64KiB, 1MiB)"))?;
+    let not_a_size = || format!("`{text}` is not a size (examples: 65536, 64KiB, 1.5MiB)");
+    let n: f64 = num.parse().map_err(|_| not_a_size())?;
+    if !n.is_finite() || n < 0.0 {
+        return Err(not_a_size());
+    }
     let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kib" => 1 << 10,
@@ -81,7 +86,11 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "gb" => 1_000_000_000,
         _ => return Err(format!("unknown unit in `{text}` (use B, KiB, MiB)")),
     };
-    let bytes = n.checked_mul(scale).ok_or_else(|| format!("`{text}` is too large"))?;
+    let exact = n * scale as f64;
+    if exact > u64::MAX as f64 / 2.0 {
+        return Err(format!("`{text}` is over the 64MiB limit: faultsift reads a bounded tail, not whole logs"));
+    }
+    let bytes = exact as u64;
     if bytes == 0 {
         return Err("the window must hold at least 1 byte".to_string());
     }
@@ -91,7 +100,12 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     Ok(bytes)
 }
 
-/// Parses a deadline: `2s`, `200ms`, `1.5s`, `1m`, or a bare number of seconds.
+/// Parses a byte offset (`--since`): a whole number of bytes.
+pub fn parse_offset(text: &str) -> Result<u64, String> {
+    text.trim().parse().map_err(|_| format!("`{text}` is not a byte offset (a whole number of bytes, such as 1048576)"))
+}
+
+/// Parses a deadline: `2s`, `200ms`, `1.5s`, `1m`, `1h`, or a bare number of seconds.
 pub fn parse_timeout(text: &str) -> Result<Duration, String> {
     let t = text.trim();
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
@@ -101,7 +115,8 @@ pub fn parse_timeout(text: &str) -> Result<Duration, String> {
         "" | "s" => n,
         "ms" => n / 1000.0,
         "m" | "min" => n * 60.0,
-        _ => return Err(format!("unknown unit in `{text}` (use ms, s or m)")),
+        "h" => n * 3600.0,
+        _ => return Err(format!("unknown unit in `{text}` (use ms, s, m or h)")),
     };
     if secs.is_nan() || secs <= 0.0 || secs > MAX_TIMEOUT.as_secs_f64() {
         return Err(format!("`{text}` must be more than 0 and at most 1 hour"));
@@ -121,6 +136,7 @@ mod tests {
         assert_eq!(parse_size("1MiB"), Ok(1 << 20));
         assert_eq!(parse_size("64MiB"), Ok(64 << 20));
         assert_eq!(parse_size("10KB"), Ok(10_000));
+        assert_eq!(parse_size("1.5KiB"), Ok(1536));
     }
 
     #[test]
@@ -151,6 +167,7 @@ mod tests {
         assert_eq!(parse_timeout("1.5"), Ok(Duration::from_millis(1500)));
         assert_eq!(parse_timeout("1m"), Ok(Duration::from_secs(60)));
         assert!(parse_timeout("0s").is_err());
+        assert_eq!(parse_timeout("1h"), Ok(Duration::from_secs(3600)));
         assert!(parse_timeout("2h").is_err());
         assert!(parse_timeout("soon").is_err());
     }

@@ -4,22 +4,6 @@
 use std::io;
 use std::path::PathBuf;
 
-/// `text` made safe to print as one line on a terminal: control characters
-/// (line breaks, escapes) and bidirectional overrides are written as `\u{…}`
-/// escapes, so a hostile file name or rule id can neither split an error line
-/// nor drive the terminal that shows it.
-pub fn printable(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}') {
-            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// Why a profile could not be loaded, resolved or compiled.
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {
@@ -79,6 +63,17 @@ pub enum ProfileError {
         index: usize,
         /// What is wrong with it.
         message: String,
+    },
+    /// The profile's name (its `name`, or the file stem) is empty, holds a
+    /// `/`, or characters that are not printable.
+    #[error(
+        "{origin}: profile name `{name}` must be non-empty and hold no `/` or control, invisible or bidirectional characters"
+    )]
+    BadName {
+        /// Where the profile came from.
+        origin: String,
+        /// The name, made printable.
+        name: String,
     },
     /// `disable` names a rule that the profile does not inherit.
     #[error("{origin}: disable: no inherited rule `{rule}`")]

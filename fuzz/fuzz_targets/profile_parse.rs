@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
         Ok(file) => file,
         Err(e) => {
             // Errors are one line once printed.
-            let line = faultsift::error::printable(&e.to_string());
+            let line = faultsift::output::safe::line(&e.to_string());
             assert!(!line.contains('\n'));
             return;
         }

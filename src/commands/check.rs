@@ -59,6 +59,10 @@ pub enum CheckKind {
     /// A `train` line of the corpus that the profile does not classify as an
     /// environment fault (a warning; `test` lines are only counted).
     CorpusMiss,
+    /// The profile has no rules: it can never classify anything (a warning).
+    NoRules,
+    /// The profile could not be loaded (an error; the others are still checked).
+    Load,
 }
 
 /// One failed check (or warning).
@@ -127,6 +131,24 @@ pub struct CleanLog {
     pub bytes: Vec<u8>,
 }
 
+/// The report of a profile that could not be loaded: one `load` failure,
+/// so that `test` goes on to the next profile and still prints its report.
+pub fn load_failure(selector: &str, message: String) -> ProfileReport {
+    let mut r = ProfileReport::default();
+    r.counts.profile = selector.to_string();
+    r.counts.origin = "-".to_string();
+    r.counts.failures = 1;
+    r.failures.push(Finding {
+        profile: selector.to_string(),
+        rule: None,
+        check: CheckKind::Load,
+        message,
+        location: None,
+        text: None,
+    });
+    r
+}
+
 /// Runs every check on one profile.
 pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: &[CleanLog]) -> ProfileReport {
     let profile = &compiled.profile;
@@ -138,6 +160,15 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
     let finding = |rule: Option<String>, check, message: String, location: Option<String>, text: Option<String>| {
         Finding { profile: profile.name.clone(), rule, check, message, location, text }
     };
+    if profile.rules.is_empty() {
+        r.warnings.push(finding(
+            None,
+            CheckKind::NoRules,
+            "the profile has no rules: every log would be charged".to_string(),
+            None,
+            None,
+        ));
+    }
     let first_text_rule = |text: &str| compiled.first_rule(&clean_line(text)).map(|(rule, _)| rule);
     let qid = |i: usize| profile.rules[i].qualified_id();
 

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use crate::output::evidence::{evidence, safe_text};
 use crate::output::render::action_color;
+use crate::output::safe;
 use crate::output::verdict::Action;
 use crate::pipeline::matcher::{CompiledProfile, Scan};
 use crate::pipeline::records::{self, Records};
@@ -37,11 +38,12 @@ impl Style {
 }
 
 /// Explains the classification of `window` (of the log `log`) by `pipeline`.
-pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool) -> String {
+/// At most `max_hits` matching lines are listed; the rest are counted.
+pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool, max_hits: usize) -> String {
     let Classified { verdict, trace } = pipeline.classify_window(log, window);
     let (Some(compiled), Some(Trace { window, cleaned, records, scan })) = (pipeline.compiled(), trace) else {
-        // Explain never skips (it has no --status), so every log is scanned.
-        return format!("{} {}\n", verdict.action.as_str(), verdict.reason);
+        // Not scanned: `--status` says the session is not classified.
+        return format!("{} {}\n", verdict.action.as_str(), safe::line(&verdict.reason));
     };
     let timeout = pipeline.settings.timeout;
     let subject = pipeline.subject(log);
@@ -53,9 +55,9 @@ pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool) -> S
         out,
         "{} {} with profile {} ({}, {} rules)",
         style.bold("log"),
-        subject.log,
-        style.bold(&profile.name),
-        profile.origin.label(),
+        safe::line(subject.log),
+        style.bold(&safe::line(&profile.name)),
+        safe::line(&profile.origin.label()),
         profile.rules.len()
     );
     let whole = if window.truncated() { "the last bytes of the log" } else { "the whole log" };
@@ -104,18 +106,22 @@ pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool) -> S
         .collect();
     let cut_note = if listing_cut { ", listing stopped at the deadline" } else { "" };
     let _ = writeln!(out, "\n{} ({}{cut_note})", style.bold("matching lines"), hits.len());
-    for &(i, r, p) in &hits {
+    for &(i, r, p) in hits.iter().take(max_hits) {
         let rule = &profile.rules[r];
         let line = &cleaned.lines[i];
         let _ = writeln!(
             out,
             "  @{:<8} {}  {} → {}",
             window.start + line.offset as u64,
-            style.bold(&rule.qualified_id()),
+            style.bold(&safe::line(&rule.qualified_id())),
             rule.kind,
             style.action(rule.action)
         );
         let _ = writeln!(out, "             {}", highlighted(compiled, p, cleaned.line_text(line), &style, 13));
+    }
+
+    if hits.len() > max_hits {
+        let _ = writeln!(out, "  … {} more (--max-hits to list more)", hits.len() - max_hits);
     }
 
     if let Some(win) = scan.last.filter(|_| !scan.timed_out) {
@@ -125,7 +131,7 @@ pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool) -> S
             "\n{} @{} {} — the last hit in the window wins (recency: the state the session died in)",
             style.bold("winner"),
             window.start + line.offset as u64,
-            style.bold(&profile.rules[win.rule].qualified_id())
+            style.bold(&safe::line(&profile.rules[win.rule].qualified_id()))
         );
         let _ = writeln!(out, "{}", style.bold("context"));
         let from = win.line.saturating_sub(CONTEXT);
@@ -214,11 +220,21 @@ fn finish(out: &mut String, verdict: &crate::output::verdict::Verdict, style: &S
     let _ = writeln!(out, "{} {} ({meaning})", style.bold("action"), style.action(verdict.action));
     let _ = writeln!(out, "{} {}", style.bold("reason"), verdict.reason);
     for (name, value) in &verdict.captures.groups {
-        let _ = writeln!(out, "{} {name} = {value}", style.bold("capture"));
+        let _ = writeln!(out, "{} {} = {}", style.bold("capture"), safe::line(name), safe::line(value));
     }
     if let Some(secs) = verdict.captures.retry_after_s {
         let _ = writeln!(out, "{} retry_after_s = {secs}", style.bold("capture"));
     }
+}
+
+/// What explain says when the watchdog answers for a search that did not
+/// end: as classify's `timed_out` verdict, the attempt is charged.
+pub fn overdue(log: &str, timeout: std::time::Duration) -> String {
+    format!(
+        "log {}\ntimed out: no answer within twice the {}ms deadline (the scan and the listing); the search was abandoned\naction charge (classification declined)\n",
+        safe::line(log),
+        timeout.as_millis()
+    )
 }
 
 /// The line as evidence (cut, sanitised, redacted), with the match painted or,

@@ -5,4 +5,5 @@ pub mod bait;
 pub mod check;
 pub mod corpus;
 pub mod explain;
+pub mod man;
 pub mod show;

@@ -95,10 +95,10 @@ pub fn to_toml(profile: &Profile) -> Result<String, toml::ser::Error> {
             .collect(),
     };
     let body = toml::to_string_pretty(&doc)?;
-    let files: Vec<&str> = profile.texts.iter().map(|(origin, _)| origin.as_str()).collect();
+    let files: Vec<String> = profile.texts.iter().map(|(origin, _)| crate::output::safe::line(origin)).collect();
     Ok(format!(
         "# faultsift show {}: resolved from {} (extends and disable applied)\n\n{body}",
-        profile.name,
+        crate::output::safe::line(&profile.name),
         files.join(" <- ")
     ))
 }

@@ -2,15 +2,18 @@
 //! characters windowed around the match, `…` at each cut end, no control
 //! characters, secrets redacted.
 
-use crate::output::redact;
+use crate::output::{redact, safe};
 
 /// The longest evidence, in characters, `…` marks included.
 pub const MAX_CHARS: usize = 240;
 /// Characters of context kept before the match, when the line must be cut.
 pub const LEFT_CONTEXT: usize = 40;
-/// Bytes kept around the match before redaction, so a huge line costs no more
-/// than a short one; far beyond what the evidence can show.
+/// Bytes kept around the match, so a huge line costs no more than a short one;
+/// far beyond what the evidence can show.
 const REGION: usize = 4 * MAX_CHARS * 4;
+/// Bytes redacted beyond each end of the region before it is cut to it, so a
+/// cut cannot leave part of a secret too short for its shape to see.
+const MARGIN: usize = 1024;
 const CUT: char = '…';
 
 /// The evidence for a match starting at byte `match_start` of `line`.
@@ -19,18 +22,26 @@ pub fn evidence(line: &str, match_start: usize, fragment: bool) -> String {
     let match_start = floor_boundary(line, match_start.min(line.len()));
     let a = floor_boundary(line, match_start.saturating_sub(REGION));
     let b = floor_boundary(line, match_start.saturating_add(REGION).min(line.len()));
-    let region = &line[a..b];
-    let redacted = redact::redact(region);
-    let mark = redacted.map(match_start - a);
-    let chars: Vec<char> = redacted.text.chars().map(sanitize).collect();
-    let m = redacted.text.get(..mark).map_or(0, |s| s.chars().count());
+    // Redaction first, over the region and a margin; then the cut to the
+    // region, in redacted coordinates (a cut inside a secret falls at the
+    // start of its mark, so none of it shows).
+    let wa = floor_boundary(line, a.saturating_sub(MARGIN));
+    let wb = floor_boundary(line, b.saturating_add(MARGIN).min(line.len()));
+    let redacted = redact::redact(&line[wa..wb]);
+    let (ra, rb) = (redacted.map(a - wa), redacted.map(b - wa));
+    let region = redacted.text.get(ra..rb.max(ra)).unwrap_or("");
+    let mark = redacted.map(match_start - wa).clamp(ra, rb.max(ra)) - ra;
+    let chars: Vec<char> = region.chars().map(safe::blank).collect();
+    let m = region.get(..mark).map_or(0, |s| s.chars().count());
 
     // Surrounding blanks carry nothing; trimming them is not a cut.
     let lead = chars.iter().take_while(|c| c.is_whitespace()).count();
     let trail = chars.iter().rev().take_while(|c| c.is_whitespace()).count();
     let body = if lead >= chars.len() { &[][..] } else { &chars[lead..chars.len() - trail] };
     let m = m.saturating_sub(lead).min(body.len());
-    window(body, m, fragment || a > 0, b < line.len())
+    // Command openers are neutralised after the cut: the cut decides what
+    // is at the start.
+    safe::line(&window(body, m, fragment || a > 0, b < line.len()))
 }
 
 /// Cuts `chars` to at most MAX_CHARS around `m`, marks included. `cut_left` and
@@ -61,16 +72,10 @@ fn window(chars: &[char], m: usize, cut_left: bool, cut_right: bool) -> String {
     out
 }
 
-/// Control characters (tab included) and bidirectional overrides become a
-/// blank: they could rewrite a terminal or reorder an alert's text. One char for
-/// one char, so positions stay valid.
-fn sanitize(c: char) -> char {
-    if c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}') { ' ' } else { c }
-}
-
-/// Sanitises a captured value: no control characters, secrets redacted.
+/// A captured value or a context line made safe: secrets redacted, then
+/// [`safe::line`].
 pub fn safe_text(text: &str) -> String {
-    redact::redact_str(text).chars().map(sanitize).collect::<String>().trim().to_string()
+    safe::line(redact::redact_str(text).trim()).trim().to_string()
 }
 
 fn floor_boundary(s: &str, mut i: usize) -> usize {
@@ -162,5 +167,18 @@ mod tests {
         let e = evidence(&line, 10_000_000, false);
         assert_eq!(count(&e), MAX_CHARS);
         assert!(e.starts_with('…') && e.ends_with("API Error: boom"));
+    }
+
+    #[test]
+    fn redaction_comes_before_any_cut() {
+        // A long secret shrinks to its mark, so the window reaches the
+        // region's end, where a token was cut too short for its shape.
+        let head = "API Error: boom key=";
+        let token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+        let value = "v".repeat(REGION - 23 - head.len() - 1);
+        let line = format!("{head}{value} {token} tail");
+        let e = evidence(&line, 0, false);
+        assert!(!e.contains("ghp_A1b2"), "{e}");
+        assert!(e.starts_with("API Error: boom key=[REDACTED]"), "{e}");
     }
 }

@@ -4,5 +4,6 @@
 pub mod evidence;
 pub mod redact;
 pub mod render;
+pub mod safe;
 pub mod summary;
 pub mod verdict;

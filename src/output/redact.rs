@@ -24,6 +24,12 @@ const SHAPES: &[(&[&str], &str)] = &[
         &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
         r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
     ),
+    // GitLab tokens (personal, deploy, runner, trigger, CI job, feed, …).
+    (&["gl"], r"\bgl(?:pat|dt|rt|ptt|cbt|ft|imt|oas|soat|agent)-[A-Za-z0-9_\-]{20,}"),
+    // Stripe secret, restricted and webhook keys.
+    (&["_live_", "_test_", "whsec_"], r"\b(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{16,})"),
+    // npm and Hugging Face tokens.
+    (&["npm_", "hf_"], r"\b(?:npm_[A-Za-z0-9]{36}|hf_[A-Za-z0-9]{30,})"),
     // Slack tokens.
     (&["xox"], r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
     // AWS access key ids.
@@ -32,12 +38,29 @@ const SHAPES: &[(&[&str], &str)] = &[
     (&["eyj"], r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
     // HTTP bearer credentials.
     (&["bearer"], r"(?i:\bbearer)\s+([A-Za-z0-9._~+/=\-]{8,})"),
-    // Values of key=…, token: …, "secret": "…", password=… (the name kept),
-    // also as the end of an environment variable's name (DB_PASSWORD=…,
-    // OPENAI_API_KEY=…), where no word boundary precedes the name.
+    // HTTP basic credentials: base64 with a digit, `+`, `/` or padding, so
+    // that "Basic authentication" stays.
+    (&["basic"], r"(?i:\bbasic)\s+([A-Za-z0-9+/]*[0-9+/][A-Za-z0-9+/]*={0,2}|[A-Za-z0-9+/]{4,}={1,2})"),
+    // The password of a URL's user info (scheme://user:password@host).
+    (&["@"], r"(?i:\b[a-z][a-z0-9+.\-]*://[^/\s:@]+:)([^/\s@]+)@"),
+    // Cookies: the whole header value.
+    (&["cookie"], r"(?i:\b(?:set-)?cookie)\s*:\s*([^\r\n]+)"),
+    // A private key inline (JSON-escaped PEM), from its BEGIN line to its END
+    // line or the end of the text.
+    (&["private key"], r"-----BEGIN [A-Z ]*PRIVATE KEY-----(.*?)(?:-----END [A-Z ]*PRIVATE KEY-----|$)"),
+    // `--password VALUE` and `Api-Key VALUE`: a name, blanks, the value.
     (
-        &["key", "token", "secret", "passw"],
-        r#"(?i:(?:\b|_)(?:api[_\-]?key|access[_\-]?key|secret[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|client[_\-]?secret|key|token|secret|password|passwd)\b)["']?\s*[=:]\s*["']?([^\s"'&,;]+)"#,
+        &["passw", "token", "secret", "key"],
+        r"(?i:--(?:password|passwd|token|api-key|secret|client-secret)|\bx?-?api-?key)\s+([^\s\x22'=:]{6,})",
+    ),
+    // Values of key=…, token: …, "secret": "…", password="a b c" (the name
+    // kept), also JSON-escaped (\"password\": \"…\") and URL-encoded (%3D),
+    // also as the end of an environment variable's name (DB_PASSWORD=…,
+    // OPENAI_API_KEY=…, PGPASSWORD=…, MYSQL_PWD=…, AccountKey=…). A quoted
+    // value is taken to its closing quote (or 500 bytes, when none).
+    (
+        &["key", "token", "secret", "passw", "pwd", "sig"],
+        r#"(?i:(?:\b|_)(?:api[_\-]?key|access[_\-]?key|secret[_\-]?key|private[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|client[_\-]?secret|key|token|secret|sig|pwd)\b|[a-z0-9_]*(?:password|passwd)\b|\b(?:account|sharedaccess)key\b)(?:\\?["'])?\s*(?:[=:]|%3[dD])\s*(?:\\?"([^"\\]{1,500})|'([^']{1,500})|([^\s"'&,;\\]+))"#,
     ),
 ];
 
@@ -191,5 +214,81 @@ mod tests {
         assert_eq!(r.map(10), 6);
         let b = src.find(" b").unwrap();
         assert_eq!(&r.text[r.map(b)..], " b");
+    }
+
+    fn red(text: &str) -> String {
+        redact_str(text)
+    }
+
+    #[test]
+    fn env_passwords() {
+        assert_eq!(red("PGPASSWORD=hunter22 psql"), format!("PGPASSWORD={MARK} psql"));
+        assert_eq!(red("MYSQL_PWD=hunter22 mysql"), format!("MYSQL_PWD={MARK} mysql"));
+    }
+
+    #[test]
+    fn escaped_json() {
+        assert_eq!(red(r#"{\"password\": \"p4ss w0rd\"}"#), format!(r#"{{\"password\": \"{MARK}\"}}"#));
+    }
+
+    #[test]
+    fn quoted_values_with_blanks() {
+        assert_eq!(red(r#"password="correct horse battery staple" x"#), format!(r#"password="{MARK}" x"#));
+        assert_eq!(red("secret='two words'"), format!("secret='{MARK}'"));
+    }
+
+    #[test]
+    fn api_key_headers_and_url_encoding() {
+        assert_eq!(red("Api-Key abcdef123456"), format!("Api-Key {MARK}"));
+        assert_eq!(red("apikey abcdef123456"), format!("apikey {MARK}"));
+        assert_eq!(red("x-api-key: abcdef123456"), format!("x-api-key: {MARK}"));
+        assert_eq!(red("a?client_secret%3Dabc123def&b=1"), format!("a?client_secret%3D{MARK}&b=1"));
+    }
+
+    #[test]
+    fn basic_auth_and_url_user_info() {
+        assert_eq!(red("Authorization: Basic dXNlcjpwYXNzd29yZA=="), format!("Authorization: Basic {MARK}"));
+        assert_eq!(red("uses Basic authentication"), "uses Basic authentication");
+        assert_eq!(
+            red("git clone https://me:s3cr3t@example.com/r.git"),
+            format!("git clone https://me:{MARK}@example.com/r.git")
+        );
+    }
+
+    #[test]
+    fn private_keys() {
+        let pem = r#"{"private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\n-----END PRIVATE KEY-----\n"}"#;
+        let r = red(pem);
+        assert!(!r.contains("MIIEvQ"), "{r}");
+        let r = red("-----BEGIN RSA PRIVATE KEY-----MIIEowIBAAKCAQEA");
+        assert!(!r.contains("MIIEow"), "{r}");
+    }
+
+    #[test]
+    fn vendor_tokens() {
+        for s in [
+            "sk_live_0123456789abcdefghij",
+            "rk_test_0123456789abcdefghij",
+            "glpat-0123456789abcdefghij",
+            "npm_0123456789abcdefghijABCDEFGHIJ012345",
+            "hf_0123456789abcdefghijABCDEFGHIJ0123",
+        ] {
+            assert_eq!(red(&format!("got {s} here")), format!("got {MARK} here"), "{s}");
+        }
+    }
+
+    #[test]
+    fn azure_connection_strings() {
+        let r = red("DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=abc123+/def==;EndpointSuffix=core");
+        assert!(!r.contains("abc123") && r.contains("AccountName=acct"), "{r}");
+        let r = red("https://a.blob.core.windows.net/c?sv=2020&sig=AbCdEf0123%2B&se=1");
+        assert!(!r.contains("AbCdEf0123"), "{r}");
+    }
+
+    #[test]
+    fn cookies_and_password_flags() {
+        assert_eq!(red("Cookie: session=abc123; theme=dark"), format!("Cookie: {MARK}"));
+        assert_eq!(red("Set-Cookie: id=xyz789; Path=/"), format!("Set-Cookie: {MARK}"));
+        assert_eq!(red("mysql --password hunter22 db"), format!("mysql --password {MARK} db"));
     }
 }

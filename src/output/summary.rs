@@ -32,6 +32,24 @@ pub struct Summary {
     pub unclassified: Vec<String>,
 }
 
+/// The value of [`SummaryLine::schema`].
+pub const SUMMARY_SCHEMA_ID: &str = "faultsift/summary/v1";
+
+/// The last line of `--summary --format json` (schema `faultsift/summary/v1`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(title = "faultsift summary", description = "The last line of --summary (schema faultsift/summary/v1).")]
+pub struct SummaryLine {
+    /// Always `faultsift/summary/v1`.
+    pub schema: String,
+    /// The counts.
+    pub summary: Summary,
+}
+
+/// The JSON Schema of [`SummaryLine`].
+pub fn json_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(SummaryLine)).unwrap_or(serde_json::Value::Null)
+}
+
 impl Summary {
     /// Counts one verdict.
     pub fn add(&mut self, v: &Verdict) {

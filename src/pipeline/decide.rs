@@ -62,7 +62,10 @@ pub fn skip_reason(status: Option<&str>, result_present: bool) -> Option<String>
         return Some("a result is present: not classified".to_string());
     }
     let status = status?;
-    SKIPPED_STATUSES.contains(&status).then(|| format!("status {status} is not classified"))
+    SKIPPED_STATUSES
+        .iter()
+        .any(|s| s.eq_ignore_ascii_case(status))
+        .then(|| format!("status {status} is not classified"))
 }
 
 fn base(subject: Subject<'_>, action: Action, reason: String) -> Verdict {
@@ -78,7 +81,7 @@ fn base(subject: Subject<'_>, action: Action, reason: String) -> Verdict {
         rule: None,
         evidence: None,
         offset: None,
-        reason,
+        reason: crate::output::safe::line(&reason),
         hits: Vec::new(),
         captures: Captures::default(),
         window: None,
@@ -258,6 +261,8 @@ mod tests {
     fn skip_reasons() {
         assert!(skip_reason(Some("completed"), false).is_some());
         assert!(skip_reason(Some("over_budget"), false).is_some());
+        assert!(skip_reason(Some("COMPLETED"), false).is_some());
+        assert!(skip_reason(Some("Over_Budget"), false).is_some());
         assert!(skip_reason(Some("timeout"), false).is_none());
         assert!(skip_reason(None, false).is_none());
         assert!(skip_reason(Some("timeout"), true).is_some());

@@ -27,10 +27,18 @@ impl LogSource {
     /// The log as the verdict names it: the path as given, `-` for stdin.
     pub fn label(&self) -> String {
         match self {
-            LogSource::Stdin => "-".to_string(),
+            LogSource::Stdin => STDIN_LABEL.get().cloned().unwrap_or_else(|| "-".to_string()),
             LogSource::Path(p) => p.to_string_lossy().into_owned(),
         }
     }
+}
+
+/// What standard input is called in verdicts (`--label`); `-` when unset.
+static STDIN_LABEL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Names standard input in verdicts, once per process (`--label NAME`).
+pub fn set_stdin_label(name: String) {
+    let _ = STDIN_LABEL.set(name);
 }
 
 /// Reads the window of one log: regular files at the window's offset, anything
@@ -44,7 +52,9 @@ pub fn read(source: &LogSource, spec: WindowSpec) -> io::Result<Window> {
             if meta.is_dir() {
                 return Err(io::Error::other("is a directory"));
             }
-            if meta.is_file() { read_file(&file, meta.len(), spec) } else { read_stream(file, spec) }
+            // A regular file that reports size 0 may still have content
+            // (`/proc`, `/sys`): it is read as a stream, bounded the same way.
+            if meta.is_file() && meta.len() > 0 { read_file(&file, meta.len(), spec) } else { read_stream(file, spec) }
         }
     }
 }

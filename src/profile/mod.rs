@@ -2,6 +2,7 @@
 //! layered resolution with `extends`/`disable` ([`resolve`]), and what a
 //! pattern requires of a line ([`literal`]) and its `regex-lite` form ([`lite`]).
 
+pub mod budget;
 pub mod builtin;
 pub mod lite;
 pub mod literal;
@@ -12,7 +13,7 @@ pub mod schema;
 use std::fmt;
 use std::path::PathBuf;
 
-pub use resolve::{Layer, Resolver};
+pub use resolve::{BUILTIN_PREFIX, Layer, Resolver, shadow_note};
 pub use schema::{After, MAX_PATTERN_LEN, ProfileFile, Rule};
 
 /// Where a profile came from.

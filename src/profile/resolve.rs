@@ -24,6 +24,8 @@ pub enum Layer {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resolver {
     layers: Vec<Layer>,
+    /// Loading stops with an error past this (`--timeout`).
+    deadline: Option<std::time::Instant>,
 }
 
 /// A profile's text, found in a layer or given as a path.
@@ -50,13 +52,22 @@ pub struct Available {
 impl Resolver {
     /// A resolver over exactly these layers.
     pub fn new(layers: Vec<Layer>) -> Self {
-        Resolver { layers }
+        Resolver { layers, deadline: None }
+    }
+
+    /// This resolver, stopping a resolution that passes `deadline` with an
+    /// error (loading counts against `--timeout`).
+    pub fn with_deadline(mut self, deadline: std::time::Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
     }
 
     /// The layers of SPEC §4: each `--profile-dir`, each directory of
-    /// `FAULTSIFT_PROFILE_PATH`, `./.faultsift/profiles/`, the XDG config
-    /// directory, then the built-ins. Directories from the environment that do
-    /// not exist are skipped; a `--profile-dir` that does not exist is an error.
+    /// `FAULTSIFT_PROFILE_PATH`, the XDG config directory, then the built-ins.
+    /// The working directory is never searched implicitly: the session being
+    /// classified may have written it (`--profile-dir .faultsift/profiles`
+    /// opts in). Directories from the environment that do not exist are
+    /// skipped; a `--profile-dir` that does not exist is an error.
     pub fn from_env(profile_dirs: &[PathBuf]) -> Result<Self, ProfileError> {
         let mut layers = Vec::new();
         for dir in profile_dirs {
@@ -72,7 +83,6 @@ impl Resolver {
         if let Some(path) = std::env::var_os("FAULTSIFT_PROFILE_PATH") {
             implicit.extend(std::env::split_paths(&path).filter(|p| !p.as_os_str().is_empty()));
         }
-        implicit.push(PathBuf::from(".faultsift/profiles"));
         let config = std::env::var_os("XDG_CONFIG_HOME")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
@@ -82,7 +92,7 @@ impl Resolver {
         }
         layers.extend(implicit.into_iter().filter(|d| d.is_dir()).map(Layer::Dir));
         layers.push(Layer::Builtin);
-        Ok(Resolver { layers })
+        Ok(Resolver { layers, deadline: None })
     }
 
     /// The layers, in lookup order.
@@ -104,7 +114,22 @@ impl Resolver {
     }
 
     fn resolve_with(&self, selector: &str, detail: Detail) -> Result<Profile, ProfileError> {
-        let found = if is_path(selector) {
+        super::budget::with_budget(self.deadline, || self.resolve_budgeted(selector, detail))
+    }
+
+    fn resolve_budgeted(&self, selector: &str, detail: Detail) -> Result<Profile, ProfileError> {
+        let found = if let Some(name) = selector.strip_prefix(BUILTIN_PREFIX) {
+            let b = builtin::get(name).ok_or_else(|| ProfileError::NotFound {
+                name: selector.to_string(),
+                available: builtin::BUILTINS
+                    .iter()
+                    .map(|b| format!("{BUILTIN_PREFIX}{}", b.name))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+            let layer = self.layers.iter().position(|l| *l == Layer::Builtin);
+            Found { origin: Origin::Builtin, stem: b.name.to_string(), text: Cow::Borrowed(b.text), layer }
+        } else if is_path(selector) {
             read_path(Path::new(selector))?
         } else {
             self.find(selector, 0)?.ok_or_else(|| self.not_found(selector))?
@@ -198,7 +223,19 @@ impl Resolver {
             Some(layer) if base_name == found.stem => layer + 1,
             _ => 0,
         };
-        let base_found = self.find(&base_name, from)?.ok_or_else(|| ProfileError::Extends {
+        // A built-in extends built-ins only: a file in a directory layer must
+        // not change what `builtin:NAME` means.
+        let base_found = if found.origin == Origin::Builtin {
+            builtin::get(&base_name).map(|b| Found {
+                origin: Origin::Builtin,
+                stem: b.name.to_string(),
+                text: Cow::Borrowed(b.text),
+                layer: found.layer,
+            })
+        } else {
+            self.find(&base_name, from)?
+        };
+        let base_found = base_found.ok_or_else(|| ProfileError::Extends {
             origin: origin_label.clone(),
             message: format!("extends `{base_name}`, which does not resolve"),
         })?;
@@ -333,6 +370,23 @@ fn merge(
     })
 }
 
+/// `--profile builtin:NAME` always means the built-in, whatever the
+/// directories hold.
+pub const BUILTIN_PREFIX: &str = "builtin:";
+
+/// The note for stderr when `profile` (as resolved for `selector`) is a file
+/// that takes a built-in's name: a session that could write a profile
+/// directory must not pass for the built-in silently.
+pub fn shadow_note(profile: &Profile) -> Option<String> {
+    let Origin::File(path) = &profile.origin else { return None };
+    builtin::get(&profile.name)?;
+    Some(format!(
+        "note: profile `{name}` is the file {}, not the built-in (--profile builtin:{name} for the built-in)",
+        path.display(),
+        name = profile.name
+    ))
+}
+
 fn is_path(selector: &str) -> bool {
     selector.contains('/') || selector.contains(std::path::MAIN_SEPARATOR) || selector.ends_with(".toml")
 }
@@ -345,6 +399,12 @@ pub const MAX_PROFILE_BYTES: u64 = 4 << 20;
 fn read_path(path: &Path) -> Result<Found, ProfileError> {
     let read = || -> std::io::Result<String> {
         use std::io::Read as _;
+        // Checked before opening: opening a FIFO blocks until a writer comes.
+        let meta = std::fs::metadata(path)?;
+        if !meta.is_file() {
+            let what = if meta.is_dir() { "a directory" } else { "not a regular file (a FIFO, socket or device)" };
+            return Err(std::io::Error::other(format!("it is {what}")));
+        }
         let mut bytes = Vec::new();
         std::fs::File::open(path)?.take(MAX_PROFILE_BYTES + 1).read_to_end(&mut bytes)?;
         if bytes.len() as u64 > MAX_PROFILE_BYTES {
@@ -463,5 +523,30 @@ mod tests {
     fn not_found_lists_what_resolves() {
         let e = Resolver::new(vec![Layer::Builtin]).resolve("nope").unwrap_err().to_string();
         assert!(e.contains("no profile named `nope`") && e.contains("claude"), "{e}");
+    }
+
+    #[test]
+    fn builtin_prefix_ignores_the_directories_and_their_bases() {
+        let top = tempfile::tempdir().unwrap();
+        write(top.path(), "claude.toml", "[[rule]]\nid = \"planted\"\npattern = 'x+'\n");
+        // qwen extends gemini: a planted gemini.toml must not reach builtin:qwen.
+        write(top.path(), "gemini.toml", "[[rule]]\nid = \"planted\"\npattern = 'x+'\n");
+        let r = Resolver::new(vec![Layer::Dir(top.path().to_path_buf()), Layer::Builtin]);
+        let p = r.resolve("builtin:claude").unwrap();
+        assert_eq!(p.origin, Origin::Builtin);
+        assert!(p.rules.iter().all(|r| r.id != "planted"));
+        let q = r.resolve("builtin:qwen").unwrap();
+        assert!(q.rules.iter().all(|r| r.id != "planted"), "the built-in's extends reached a directory");
+        assert!(r.resolve("builtin:nope").unwrap_err().to_string().contains("builtin:claude"));
+    }
+
+    #[test]
+    fn a_file_with_a_builtin_name_gets_a_note() {
+        let top = tempfile::tempdir().unwrap();
+        write(top.path(), "claude.toml", "[[rule]]\nid = \"mine\"\npattern = 'only mine'\n");
+        let r = Resolver::new(vec![Layer::Dir(top.path().to_path_buf()), Layer::Builtin]);
+        let note = shadow_note(&r.resolve("claude").unwrap()).unwrap();
+        assert!(note.contains("not the built-in") && note.contains("builtin:claude"), "{note}");
+        assert_eq!(shadow_note(&r.resolve("codex").unwrap()), None);
     }
 }

@@ -167,6 +167,10 @@ fn default_kind() -> String {
 pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, ProfileError> {
     let raw: RawProfile = toml::from_str(text).map_err(|e| toml_error(origin, text, &e))?;
     let name = raw.name.unwrap_or_else(|| stem.to_string());
+    // Names are printed in verdicts, reports and CI pages (SECURITY.md).
+    if name.is_empty() || name.contains('/') || name.chars().any(crate::output::safe::is_unsafe) {
+        return Err(ProfileError::BadName { origin: origin.to_string(), name: crate::output::safe::line(&name) });
+    }
     let rule_err = |rule: String, cause: RuleError| ProfileError::Rule { origin: origin.to_string(), rule, cause };
 
     let mut rules = Vec::with_capacity(raw.env_fault_patterns.len() + raw.rule.len());
@@ -237,8 +241,7 @@ fn rule_from_table(profile: &str, table: toml::Table) -> Result<Rule, RuleError>
         toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| RuleError::Field(one_line(e.message())))?;
     // Ids are printed in verdicts, reports and CI pages: no control characters
     // (escapes) or bidirectional overrides either.
-    let unprintable =
-        |c: char| c.is_whitespace() || c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    let unprintable = |c: char| c.is_whitespace() || crate::output::safe::is_unsafe(c);
     if raw.id.is_empty() || raw.id.contains('/') || raw.id.chars().any(unprintable) {
         return Err(RuleError::BadId(raw.id));
     }
@@ -298,12 +301,15 @@ pub fn check_pattern(pattern: &str, case_insensitive: bool) -> Result<Option<Vec
     if pattern.len() > MAX_PATTERN_LEN {
         return Err(RuleError::PatternTooLong { len: pattern.len(), max: MAX_PATTERN_LEN });
     }
+    let estimate = crate::profile::budget::estimate(pattern, case_insensitive);
+    crate::profile::budget::admit(estimate).map_err(|s| RuleError::Field(s.message()))?;
     let hir = regex_syntax::ParserBuilder::new()
         .nest_limit(NEST_LIMIT)
         .case_insensitive(case_insensitive)
         .build()
         .parse(pattern)
         .map_err(|e| syntax_error(&shown(pattern), &e))?;
+    crate::profile::budget::charge_parse(&hir, estimate).map_err(|s| RuleError::Field(s.message()))?;
     if hir.properties().minimum_len() == Some(0) {
         return Err(RuleError::MatchesEmpty { pattern: shown(pattern) });
     }

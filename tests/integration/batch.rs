@@ -77,7 +77,8 @@ fn github_annotates_and_appends_the_step_summary() {
     assert!(lines[2].starts_with("::error title=faultsift%3A cannot read missing.log::"));
     assert!(lines[3].starts_with("::notice title=faultsift summary::5 logs, 2 environment faults (40.0%25)"));
     let md = std::fs::read_to_string(&summary).unwrap();
-    assert!(md.starts_with("# earlier step\n| log | action | kind | rule | evidence |\n"), "{md}");
+    // A blank line first, so the table does not merge into what is above it.
+    assert!(md.starts_with("# earlier step\n\n| log | action | kind | rule | evidence |\n"), "{md}");
     assert!(md.contains("| logs/sub/c.log | **pause** | connection | claude/unable-to-connect |"), "{md}");
     assert!(md.contains("**5 logs**: 2 environment faults (40.0%)"), "{md}");
 }
@@ -92,11 +93,13 @@ fn markdown_table_on_stdout() {
 }
 
 #[test]
-fn an_empty_directory_is_an_error_verdict() {
+fn an_empty_directory_is_one_clear_error() {
+    // Issue 20.2: nothing to classify is an error (exit 2), said once.
     let t = Test::new();
     std::fs::create_dir(t.path().join("empty")).unwrap();
     let out = t.args(["classify", "--profile", "claude", "empty"]).status(2).run();
-    assert!(out.stderr.contains("empty: is a directory"), "{}", out.stderr);
+    assert_eq!(out.stderr, "faultsift: no files to classify under empty\n");
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
 }
 
 /// Runs `examples/orchestrator.sh` with a fake agent script and returns its

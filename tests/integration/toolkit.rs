@@ -130,7 +130,7 @@ fn profiles_lists_origin_shadows_and_counts() {
     let t = Test::new()
         .file(".faultsift/profiles/claude.toml", "extends = \"claude\"\n")
         .file(".faultsift/profiles/mine.toml", "[[rule]]\nid = \"x\"\npattern = '^mine: down$'\n");
-    let out = t.arg("profiles").run();
+    let out = t.args(["profiles", "--profile-dir", ".faultsift/profiles"]).run();
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert!(lines[0].starts_with("NAME"), "{}", out.stdout);
     let claude = lines.iter().find(|l| l.starts_with("claude ")).unwrap();
@@ -147,7 +147,7 @@ fn show_round_trips_the_resolved_rules() {
     // Resolved in-process from the same files, before the run removes them.
     let layers = vec![Layer::Dir(t.path().join(".faultsift/profiles")), Layer::Builtin];
     let resolved = Resolver::new(layers).resolve("claude").unwrap();
-    let shown = t.args(["show", "claude"]).run().stdout;
+    let shown = t.args(["show", "--profile-dir", ".faultsift/profiles", "claude"]).run().stdout;
     let reparsed = schema::parse("shown", "claude", &shown).unwrap();
     assert_eq!(reparsed.rules.len(), resolved.rules.len());
     assert!(reparsed.rules.iter().all(|r| r.id != "bad-request"));
@@ -167,12 +167,21 @@ fn show_round_trips_the_resolved_rules() {
 
 #[test]
 fn completions_and_man_page() {
-    for shell in ["bash", "zsh", "fish", "powershell"] {
+    // The scripts register the binary as its own completer (clap_complete's
+    // dynamic completions): they hold no option names, the binary answers.
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
         let out = Test::new().args(["completions", shell]).run();
-        assert!(out.stdout.contains("classify") && out.stdout.contains("tail-bytes"), "{shell}");
+        assert!(
+            out.stdout.contains("faultsift") && out.stdout.contains("FAULTSIFT_COMPLETE"),
+            "{shell}: {}",
+            out.stdout
+        );
     }
+    let out =
+        Test::new().env("FAULTSIFT_COMPLETE", "fish").args(["--", "faultsift", "classify", "--tail"]).run().stdout;
+    assert!(out.contains("--tail-bytes"), "{out}");
     let man = Test::new().arg("man").run().stdout;
-    assert!(man.starts_with(".ie") || man.contains(".TH faultsift"), "{}", &man[..200.min(man.len())]);
+    assert!(man.starts_with(".ie") || man.contains(".TH FAULTSIFT"), "{}", &man[..200.min(man.len())]);
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //! `$GITHUB_STEP_SUMMARY` comes from [`super::Markdown`].)
 
 use super::{Renderer, percent};
+use crate::output::safe;
 use crate::output::summary::Summary;
 use crate::output::verdict::Verdict;
 
@@ -25,26 +26,33 @@ impl Renderer for Github {
         if let Some(error) = &v.error {
             return format!(
                 "::error title={}::{}\n",
-                escape_property(&format!("faultsift: cannot read {}", v.log)),
-                escape_data(error)
+                escape_property(&safe::line(&format!("faultsift: cannot read {}", v.log))),
+                escape_data(&safe::line(error))
             )
             .into_bytes();
         }
         if !v.env_fault {
             return Vec::new();
         }
-        let title =
-            format!("faultsift: {} ({}) in {}", v.action.as_str(), v.kind.as_deref().unwrap_or("env_fault"), v.log);
+        let origin =
+            if v.profile_origin == "builtin" { String::new() } else { format!(" [profile {}]", v.profile_origin) };
+        let title = format!(
+            "faultsift: {} ({}) in {}{origin}",
+            v.action.as_str(),
+            v.kind.as_deref().unwrap_or("env_fault"),
+            v.log
+        );
         let message = v.evidence.as_deref().unwrap_or(&v.reason);
-        format!("::warning title={}::{}\n", escape_property(&title), escape_data(message)).into_bytes()
+        format!("::warning title={}::{}\n", escape_property(&safe::line(&title)), escape_data(&safe::line(message)))
+            .into_bytes()
     }
 
     fn end(&self, summary: Option<&Summary>) -> Vec<u8> {
         let Some(s) = summary else { return Vec::new() };
         let message = format!(
-            "{} logs, {} environment faults ({}), {} unreadable, {} unclassified",
-            s.logs,
-            s.env_faults,
+            "{}, {} ({}), {} unreadable, {} unclassified",
+            super::plural(s.logs, "log"),
+            super::plural(s.env_faults, "environment fault"),
             percent(s.env_fault_share),
             s.errors,
             s.unclassified.len()

@@ -1,8 +1,8 @@
 //! JSON Lines: one compact (or `--pretty`) verdict object per line, then
-//! `{"summary": {…}}` as the last line with `--summary`.
+//! `{"schema": "faultsift/summary/v1", "summary": {…}}` as the last line with `--summary`.
 
 use super::Renderer;
-use crate::output::summary::Summary;
+use crate::output::summary::{SUMMARY_SCHEMA_ID, Summary};
 use crate::output::verdict::Verdict;
 
 /// The default format.
@@ -34,6 +34,8 @@ impl Renderer for Json {
     }
 
     fn end(&self, summary: Option<&Summary>) -> Vec<u8> {
-        summary.map(|s| line(&serde_json::json!({ "summary": s }), self.pretty)).unwrap_or_default()
+        summary
+            .map(|s| line(&serde_json::json!({ "schema": SUMMARY_SCHEMA_ID, "summary": s }), self.pretty))
+            .unwrap_or_default()
     }
 }

@@ -13,6 +13,7 @@ pub struct Markdown;
 /// A table cell: pipes and line breaks would end the cell, and HTML would be
 /// rendered, so they are escaped.
 pub fn cell(text: &str) -> String {
+    let text = crate::output::safe::line(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -40,7 +41,12 @@ impl Renderer for Markdown {
             cell(&v.log),
             v.action.as_str(),
             cell(v.kind.as_deref().unwrap_or("")),
-            cell(v.rule.as_deref().unwrap_or("")),
+            cell(&match (&v.rule, v.profile_origin.as_str()) {
+                (Some(rule), "builtin") => rule.clone(),
+                // Not the built-in: say which file, so a planted one shows.
+                (Some(rule), origin) => format!("{rule} (profile {origin})"),
+                (None, _) => String::new(),
+            }),
             cell(detail)
         )
         .into_bytes()
@@ -51,9 +57,9 @@ impl Renderer for Markdown {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "\n**{} logs**: {} environment faults ({}), {} unreadable, {} timed out, {} unclassified.",
-            s.logs,
-            s.env_faults,
+            "\n**{}**: {} ({}), {} unreadable, {} timed out, {} unclassified.",
+            super::plural(s.logs, "log"),
+            super::plural(s.env_faults, "environment fault"),
             percent(s.env_fault_share),
             s.errors,
             s.timed_out,

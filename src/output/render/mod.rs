@@ -62,6 +62,11 @@ pub fn action_color(action: Action) -> &'static str {
     }
 }
 
+/// `1 log`, `2 logs`.
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+}
+
 /// `part` of `whole` as a percentage with one decimal.
 fn percent(share: f64) -> String {
     format!("{:.1}%", share * 100.0)

@@ -60,7 +60,7 @@ fn text() {
     PAUSE  connection     logs/t1.log  API Error: Unable to connect to API (ConnectionRefused) | 100%
     CHARGE -              logs/t2.log  the log could not be read: No such file or directory (os error 2)
 
-    summary: 2 logs, 1 environment faults (50.0%), 1 unreadable, 0 timed out
+    summary: 2 logs, 1 environment fault (50.0%), 1 unreadable, 0 timed out
 
     action  logs
     charge  1
@@ -87,7 +87,7 @@ fn github() {
     insta::assert_snapshot!(render(&Github), @r"
     ::warning title=faultsift%3A pause (connection) in logs/t1.log::API Error: Unable to connect to API (ConnectionRefused) | 100%25
     ::error title=faultsift%3A cannot read logs/t2.log::No such file or directory (os error 2)
-    ::notice title=faultsift summary::2 logs, 1 environment faults (50.0%25), 1 unreadable, 0 unclassified
+    ::notice title=faultsift summary::2 logs, 1 environment fault (50.0%25), 1 unreadable, 0 unclassified
     ");
 }
 
@@ -99,7 +99,7 @@ fn markdown() {
     | logs/t1.log | **pause** | connection | claude/unable-to-connect | API Error: Unable to connect to API (ConnectionRefused) \| 100% |
     | logs/t2.log | **charge** |  |  | No such file or directory (os error 2) |
 
-    **2 logs**: 1 environment faults (50.0%), 1 unreadable, 0 timed out, 0 unclassified.
+    **2 logs**: 1 environment fault (50.0%), 1 unreadable, 0 timed out, 0 unclassified.
 
     | action | logs |
     | --- | ---: |
