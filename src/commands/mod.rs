@@ -1,7 +1,9 @@
 //! The commands besides `classify`, each pure where it can be: `explain` for
-//! people, `test` for profile authors (with the bait corpus), `show`.
+//! people, `test` for profile authors (with the bait corpus), `show`, and
+//! `stall`'s decision and state file.
 
 pub mod bait;
 pub mod check;
 pub mod explain;
 pub mod show;
+pub mod stall;

@@ -11,6 +11,11 @@ struct Doc<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<&'a str>,
     carries_model_output: bool,
+    // Top-level arrays before the `[[rule]]` tables, as TOML requires.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    busy: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    volatile: &'a [String],
     rule: Vec<RuleDoc<'a>>,
 }
 
@@ -42,6 +47,8 @@ pub fn to_toml(profile: &Profile) -> Result<String, toml::ser::Error> {
         name: &profile.name,
         description: profile.description.as_deref(),
         carries_model_output: profile.carries_model_output,
+        busy: &profile.stall.busy,
+        volatile: &profile.stall.volatile,
         rule: profile
             .rules
             .iter()

@@ -20,6 +20,10 @@ pub struct Builtin {
     pub disable: &'static [&'static str],
     /// The rules, ready to match.
     pub rules: &'static [LeanRule],
+    /// `busy` patterns (`faultsift stall` only).
+    pub busy: &'static [&'static str],
+    /// `volatile` patterns (`faultsift stall` only).
+    pub volatile: &'static [&'static str],
 }
 
 /// A built-in rule as matching needs it (no examples, no prose).

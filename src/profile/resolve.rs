@@ -103,6 +103,12 @@ impl Resolver {
         self.resolve_with(selector, Detail::Matching)
     }
 
+    /// As [`Resolver::resolve_for_matching`], with the `busy` and `volatile`
+    /// patterns that `faultsift stall` reads a screen with.
+    pub fn resolve_for_stall(&self, selector: &str) -> Result<Profile, ProfileError> {
+        self.resolve_with(selector, Detail::Stall)
+    }
+
     fn resolve_with(&self, selector: &str, detail: Detail) -> Result<Profile, ProfileError> {
         let found = if is_path(selector) {
             read_path(Path::new(selector))?
@@ -174,7 +180,8 @@ impl Resolver {
             Origin::File(p) => p.display().to_string(),
         };
         let file = match (detail, &found.origin, builtin::get(&found.stem)) {
-            (Detail::Matching, Origin::Builtin, Some(b)) => lean(b),
+            (Detail::Matching, Origin::Builtin, Some(b)) => lean(b, false),
+            (Detail::Stall, Origin::Builtin, Some(b)) => lean(b, true),
             (Detail::Full, Origin::Builtin, Some(b)) => {
                 let mut file = schema::parse(&origin_label, &found.stem, &found.text)?;
                 mark_builtin(&mut file, b);
@@ -212,6 +219,8 @@ impl Resolver {
 enum Detail {
     Full,
     Matching,
+    /// Matching, plus the `busy` and `volatile` patterns (`stall`).
+    Stall,
 }
 
 /// A built-in profile parsed in full (for `test`) runs as `classify` runs it:
@@ -226,8 +235,9 @@ fn mark_builtin(file: &mut ProfileFile, b: &builtin::Builtin) {
 }
 
 /// A built-in profile from its precomputed table: rules without examples or
-/// prose, which matching does not need.
-fn lean(b: &builtin::Builtin) -> ProfileFile {
+/// prose, which matching does not need; the `stall` patterns only when asked,
+/// so that `classify` allocates nothing for them.
+fn lean(b: &builtin::Builtin, with_stall: bool) -> ProfileFile {
     let rules = b
         .rules
         .iter()
@@ -259,6 +269,14 @@ fn lean(b: &builtin::Builtin) -> ProfileFile {
         disable: b.disable.iter().map(|d| (*d).to_string()).collect(),
         rules,
         unknown_keys: Vec::new(),
+        stall: if with_stall {
+            super::StallPatterns {
+                busy: b.busy.iter().map(|p| (*p).to_string()).collect(),
+                volatile: b.volatile.iter().map(|p| (*p).to_string()).collect(),
+            }
+        } else {
+            super::StallPatterns::default()
+        },
     }
 }
 
@@ -270,6 +288,7 @@ fn standalone(file: ProfileFile, origin: Origin, text: Option<(String, String)>)
         origin,
         rules: file.rules,
         unknown_keys: file.unknown_keys,
+        stall: file.stall,
         texts: text.into_iter().collect(),
     }
 }
@@ -301,6 +320,8 @@ fn merge(
     unknown_keys.extend(file.unknown_keys);
     let mut texts = base.texts;
     texts.extend(text);
+    let mut stall = base.stall;
+    stall.extend(file.stall);
     Ok(Profile {
         name: file.name,
         description: file.description.or(base.description),
@@ -308,6 +329,7 @@ fn merge(
         origin,
         rules,
         unknown_keys,
+        stall,
         texts,
     })
 }

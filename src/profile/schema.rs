@@ -77,6 +77,8 @@ pub struct ProfileFile {
     pub rules: Vec<Rule>,
     /// Top-level keys that are not part of the format (ignored by `classify`).
     pub unknown_keys: Vec<String>,
+    /// `busy` and `volatile`, validated (compiled only by `stall`).
+    pub stall: super::StallPatterns,
 }
 
 #[derive(Deserialize)]
@@ -91,6 +93,10 @@ struct RawProfile {
     env_fault_patterns: Vec<String>,
     #[serde(default)]
     rule: Vec<toml::Table>,
+    #[serde(default)]
+    busy: Vec<String>,
+    #[serde(default)]
+    volatile: Vec<String>,
     #[serde(flatten)]
     other: BTreeMap<String, toml::Value>,
 }
@@ -156,6 +162,14 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
         rules.push(rule);
     }
 
+    // `busy` and `volatile` are named in errors as `env_fault_patterns` are:
+    // by key and position, as the rule they stand in for.
+    for (key, patterns) in [("busy", &raw.busy), ("volatile", &raw.volatile)] {
+        for (i, pattern) in patterns.iter().enumerate() {
+            check_pattern(pattern, false).map_err(|c| rule_err(format!("{key}[{i}]"), c))?;
+        }
+    }
+
     Ok(ProfileFile {
         name,
         description: raw.description,
@@ -164,6 +178,7 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
         disable: raw.disable,
         rules,
         unknown_keys: raw.other.into_keys().collect(),
+        stall: super::StallPatterns { busy: raw.busy, volatile: raw.volatile },
     })
 }
 
@@ -361,6 +376,20 @@ pre = "echo hi"
         assert!(parse_str(&long).unwrap_err().contains("the limit is 4096"));
         let deep = format!("[[rule]]\nid = \"a\"\npattern = '{}x{}'\n", "(".repeat(200), ")".repeat(200));
         assert!(parse_str(&deep).unwrap_err().contains("rule `a`: invalid regex"));
+    }
+
+    #[test]
+    fn busy_and_volatile_are_read_and_validated() {
+        let p = parse_str("busy = ['esc to interrupt']\nvolatile = ['\\d+s']\n").unwrap();
+        assert_eq!(p.stall.busy, ["esc to interrupt"]);
+        assert_eq!(p.stall.volatile, ["\\d+s"]);
+        assert!(p.unknown_keys.is_empty(), "{:?}", p.unknown_keys);
+        let e = parse_str("busy = ['ok', '(unclosed']\n").unwrap_err();
+        assert!(e.starts_with("t.toml: rule `busy[1]`: invalid regex"), "{e}");
+        let e = parse_str("volatile = ['x*']\n").unwrap_err();
+        assert!(e.contains("`volatile[0]`") && e.contains("empty string"), "{e}");
+        let e = parse_str("busy = 'not a list'\n").unwrap_err();
+        assert!(e.starts_with("t.toml:1:"), "{e}");
     }
 
     #[test]

@@ -13,4 +13,5 @@ mod hostile_profiles;
 mod profiles;
 mod properties;
 mod snapshots;
+mod stall;
 mod toolkit;

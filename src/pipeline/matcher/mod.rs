@@ -539,6 +539,7 @@ mod tests {
             origin: Origin::Builtin,
             rules: f.rules,
             unknown_keys: Vec::new(),
+            stall: Default::default(),
             texts: Vec::new(),
         };
         CompiledProfile::compile(p, "t.toml")
