@@ -103,7 +103,6 @@ fn stall(args: StallArgs) -> Result<ExitCode> {
     let resolver = Resolver::from_env(&args.select.dirs.profile_dirs)?;
     let selector = args.select.profile.as_deref().ok_or_else(|| resolver.none_given())?;
     let profile = resolver.resolve_for_stall(selector)?;
-    let rules = ScreenRules::compile(&profile.stall, &profile.origin.label())?;
     let source = match &args.capture {
         Some(path) if path.as_os_str() != "-" => LogSource::Path(path.clone()),
         Some(_) => LogSource::Stdin,
@@ -115,6 +114,7 @@ fn stall(args: StallArgs) -> Result<ExitCode> {
     let label = source.label();
     let spec = WindowSpec { tail_bytes: args.tail_bytes, since: None };
     let window = window::read(&source, spec).with_context(|| label.clone())?;
+    let rules = ScreenRules::compile_for(&profile.stall, &profile.origin.label(), window.bytes.len())?;
     let screen = rules.screen(&crate::pipeline::clean::clean(&window.bytes, window.starts_mid_line));
     let now = args.now.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
@@ -129,8 +129,9 @@ fn stall(args: StallArgs) -> Result<ExitCode> {
     })
     .with_context(|| format!("state file {}", args.state.display()))?;
     if let Some(why) = &decision.warning {
-        let path = args.state.display().to_string();
-        eprintln!("faultsift: warning: {}: {why}; the static clock starts afresh", crate::error::printable(&path));
+        // `why` may quote the old file's session and profile: escaped with the path.
+        let line = format!("{}: {why}; the static clock starts afresh", args.state.display());
+        eprintln!("faultsift: warning: {}", crate::error::printable(&line));
     }
     let verdict = if args.classify {
         let settings = Settings {

@@ -31,6 +31,9 @@ pub const MIN_THRESHOLD_S: u64 = 30;
 /// The longest `--threshold`: a week.
 pub const MAX_THRESHOLD_S: u64 = 7 * 24 * 3600;
 
+/// Screens up to this size are read on `regex-lite` where it can (a pane
+/// without its scrollback fits); longer ones on `regex`.
+pub const LITE_SCREEN: usize = 16 << 10;
 /// Cache limit of the lazy DFA of each combined regex.
 const DFA_SIZE_LIMIT: usize = 2 << 20;
 /// Stands in the identity for what a `volatile` pattern matched: a control
@@ -41,8 +44,54 @@ const MASK: &str = "\u{0}";
 /// regex (an alternation of the patterns), for reading screens.
 #[derive(Debug)]
 pub struct ScreenRules {
-    busy: Option<Regex>,
-    volatile: Option<Regex>,
+    busy: Option<Engine>,
+    volatile: Option<Engine>,
+}
+
+/// One combined regex, for a small screen on `regex-lite` when its printed
+/// form means the same there (see [`crate::profile::lite`]): a tick is a
+/// one-shot process, and `regex` spends more on compiling a pattern with a
+/// non-ASCII class than reading a pane costs. `regex-lite` searches several
+/// times slower, so a long capture (scrollback) stays on `regex`, and so does
+/// a pattern with Unicode word boundaries, which `regex-lite` does not have.
+#[derive(Debug)]
+enum Engine {
+    Full(Regex),
+    Lite(regex_lite::Regex),
+}
+
+impl Engine {
+    fn build(pattern: &str, lite: bool) -> Result<Engine, regex::Error> {
+        let hir = lite.then(|| regex_syntax::ParserBuilder::new().build().parse(pattern).ok()).flatten();
+        let form = hir.as_ref().and_then(crate::profile::lite::form).filter(|f| !f.ascii_words);
+        if let Some(re) =
+            form.and_then(|f| regex_lite::RegexBuilder::new(&f.pattern).size_limit(SIZE_LIMIT).build().ok())
+        {
+            return Ok(Engine::Lite(re));
+        }
+        RegexBuilder::new(pattern).size_limit(SIZE_LIMIT).dfa_size_limit(DFA_SIZE_LIMIT).build().map(Engine::Full)
+    }
+
+    fn is_match(&self, line: &str) -> bool {
+        match self {
+            Engine::Full(re) => re.is_match(line),
+            Engine::Lite(re) => re.is_match(line),
+        }
+    }
+
+    fn find_start(&self, line: &str) -> Option<usize> {
+        match self {
+            Engine::Full(re) => re.find(line).map(|m| m.start()),
+            Engine::Lite(re) => re.find(line).map(|m| m.start()),
+        }
+    }
+
+    fn mask<'a>(&self, line: &'a str) -> std::borrow::Cow<'a, str> {
+        match self {
+            Engine::Full(re) => re.replace_all(line, MASK),
+            Engine::Lite(re) => re.replace_all(line, MASK),
+        }
+    }
 }
 
 /// What one screen shows, for the decision.
@@ -58,27 +107,32 @@ pub struct Screen {
 }
 
 impl ScreenRules {
-    /// Compiles `patterns`; `origin` names the profile in errors. The patterns
-    /// were validated one by one when the profile was loaded; what can still
-    /// fail here is the size of the combined regex.
+    /// Compiles `patterns` to read many lines (`test`); `origin` names the
+    /// profile in errors. The patterns were validated one by one when the
+    /// profile was loaded; what can still fail here is the size of the
+    /// combined regex.
     pub fn compile(patterns: &StallPatterns, origin: &str) -> Result<Self, ProfileError> {
-        let combine = |key: &str, list: &[String]| -> Result<Option<Regex>, ProfileError> {
+        Self::compile_for(patterns, origin, usize::MAX)
+    }
+
+    /// As [`ScreenRules::compile`], for one screen of `screen_bytes` bytes.
+    pub fn compile_for(patterns: &StallPatterns, origin: &str, screen_bytes: usize) -> Result<Self, ProfileError> {
+        let lite = screen_bytes <= LITE_SCREEN;
+        let combine = |key: &str, list: &[String]| -> Result<Option<Engine>, ProfileError> {
             if list.is_empty() {
                 return Ok(None);
             }
             let joined = list.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|");
-            RegexBuilder::new(&joined).size_limit(SIZE_LIMIT).dfa_size_limit(DFA_SIZE_LIMIT).build().map(Some).map_err(
-                |e| ProfileError::Rule {
-                    origin: origin.to_string(),
-                    rule: key.to_string(),
-                    cause: match e {
-                        regex::Error::CompiledTooBig(limit) => RuleError::TooBig { pattern: shown(&joined), limit },
-                        other => {
-                            RuleError::Regex { pattern: shown(&joined), message: other.to_string().replace('\n', " ") }
-                        }
-                    },
+            Engine::build(&joined, lite).map(Some).map_err(|e| ProfileError::Rule {
+                origin: origin.to_string(),
+                rule: key.to_string(),
+                cause: match e {
+                    regex::Error::CompiledTooBig(limit) => RuleError::TooBig { pattern: shown(&joined), limit },
+                    other => {
+                        RuleError::Regex { pattern: shown(&joined), message: other.to_string().replace('\n', " ") }
+                    }
                 },
-            )
+            })
         };
         Ok(ScreenRules { busy: combine("busy", &patterns.busy)?, volatile: combine("volatile", &patterns.volatile)? })
     }
@@ -93,7 +147,7 @@ impl ScreenRules {
     pub fn masked<'a>(&self, line: &'a str) -> std::borrow::Cow<'a, str> {
         let line = line.trim_end();
         match &self.volatile {
-            Some(re) => re.replace_all(line, MASK),
+            Some(re) => re.mask(line),
             None => std::borrow::Cow::Borrowed(line),
         }
     }
@@ -103,8 +157,8 @@ impl ScreenRules {
         let mut hash = Fnv::new();
         let mut busy_line = None;
         for (_, line) in cleaned.iter() {
-            if let Some(m) = self.busy.as_ref().and_then(|re| re.find(line)) {
-                busy_line = busy_line.or(Some((line, m.start())));
+            if let Some(at) = self.busy.as_ref().and_then(|re| re.find_start(line)) {
+                busy_line = busy_line.or(Some((line, at)));
                 continue;
             }
             hash.write(self.masked(line).as_bytes());
@@ -301,12 +355,13 @@ mod tests {
 
     const OWNER: Owner<'static> = Owner { session: "s", profile: "p" };
 
+    /// Rules as a tick of a small screen compiles them.
     fn rules(busy: &[&str], volatile: &[&str]) -> ScreenRules {
         let patterns = StallPatterns {
             busy: busy.iter().map(|s| (*s).to_string()).collect(),
             volatile: volatile.iter().map(|s| (*s).to_string()).collect(),
         };
-        ScreenRules::compile(&patterns, "t.toml").unwrap()
+        ScreenRules::compile_for(&patterns, "t.toml", 100).unwrap()
     }
 
     fn screen_of(r: &ScreenRules, text: &str) -> Screen {
@@ -511,6 +566,50 @@ mod tests {
         assert_ne!(screen_of(&r, "ab\nc\n").identity, screen_of(&r, "a\nbc\n").identity, "line breaks count");
         assert_eq!(a.identity.len(), 16);
         assert_eq!(screen_of(&r, "").identity, format!("{:016x}", 0xcbf2_9ce4_8422_2325_u64), "FNV-1a offset basis");
+    }
+
+    #[test]
+    fn lite_where_it_means_the_same_full_where_it_does_not() {
+        let r = rules(&[r"^[ \t]*[⠋⠙] ", r"esc(?-u:\b)"], &[r"\d+s"]);
+        assert!(matches!(r.busy, Some(Engine::Lite(_))) && matches!(r.volatile, Some(Engine::Lite(_))));
+        // `\d` is Unicode on both engines: the lite form spells the classes out.
+        assert_eq!(r.masked("took ٣s"), "took \u{0}");
+        let patterns = StallPatterns { busy: vec!["esc".into()], volatile: Vec::new() };
+        let long = ScreenRules::compile_for(&patterns, "t.toml", LITE_SCREEN + 1).unwrap();
+        assert!(matches!(long.busy, Some(Engine::Full(_))), "a long screen is read on regex");
+        let r = rules(&[r"\bWorking\b"], &[]);
+        assert!(matches!(r.busy, Some(Engine::Full(_))), "Unicode word boundaries stay on regex");
+        assert!(!r.is_busy("éWorking"), "no boundary between two word characters, é being one");
+        assert!(r.is_busy("• Working (5s)"));
+    }
+
+    #[test]
+    fn both_engines_read_the_builtin_patterns_alike() {
+        use crate::profile::{Layer, Resolver};
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/stall");
+        let mut lines: Vec<String> = crate::commands::bait::lines().map(|b| b.text.to_string()).collect();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+            lines.extend(clean(&bytes, false).iter().map(|(_, l)| l.to_string()));
+        }
+        let resolver = Resolver::new(vec![Layer::Builtin]);
+        let mut compared = 0;
+        for b in crate::profile::builtin::BUILTINS {
+            let profile = resolver.resolve_for_stall(b.name).unwrap();
+            let lite = ScreenRules::compile_for(&profile.stall, b.name, 1).unwrap();
+            let full = ScreenRules::compile_for(&profile.stall, b.name, usize::MAX).unwrap();
+            assert!(
+                !matches!(lite.busy, Some(Engine::Full(_))),
+                "{}: built-in busy patterns run on regex-lite",
+                b.name
+            );
+            for line in &lines {
+                assert_eq!(lite.is_busy(line), full.is_busy(line), "{}: {line}", b.name);
+                assert_eq!(lite.masked(line), full.masked(line), "{}: {line}", b.name);
+                compared += 1;
+            }
+        }
+        assert!(compared > 10_000, "{compared}");
     }
 
     #[test]

@@ -59,6 +59,46 @@ fn real_agents_thinking_or_waiting_on_the_provider_are_busy() {
 }
 
 #[test]
+fn each_builtin_busy_pattern_holds_on_its_own() {
+    // One screen per pattern, matching it and no other pattern of its profile:
+    // a pane too narrow for the hint, a hint without its spinner.
+    let cases = [
+        ("claude", "✢ Pondering… "),
+        ("claude", "  ⏵⏵ accept edits on (shift+tab to cycle) · esc to interrupt"),
+        ("codex", "• Thinking about the tests (12s • esc to interrupt)"),
+        ("gemini", " ⠼ Refining the plan..."),
+        ("gemini", " Thinking... (esc to cancel, 12s)"),
+        ("qwen", "  ...  Pre-heating the servers... (57s · esc to cancel)"),
+        ("copilot", "◉ Thinking (Esc to cancel)"),
+        ("opencode", "  ⬝⬝■⬝  esc interrupt"),
+        ("opencode", "  esc again to interrupt"),
+        ("aider", "Waiting for anthropic/claude-sonnet-4 [≡=─────]"),
+        ("aider", "Waiting for gpt-4o [-----#=]"),
+    ];
+    for (cli, line) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let capture = dir.path().join("pane");
+        std::fs::write(&capture, format!("> fix the tests\n{line}\n")).unwrap();
+        let r = report(tick(&dir.path().join("state"), &capture, cli, 1000, &[]));
+        assert_eq!((r.state, r.busy_evidence.as_deref()), (TickState::Busy, Some(line.trim())), "{cli}: {line}");
+    }
+    // And what a finished turn leaves is not busy.
+    for (cli, line) in [
+        ("claude", "✻ Baked for 1s · done 12:20 PM"),
+        ("codex", "  Worked for <1s • 12:20"),
+        ("gemini", "✦ Done. All 3 tests pass."),
+        ("aider", "Tokens: 2.1k sent, 300 received. Cost: $0.01 message, $0.05 session."),
+        ("opencode", "     ▣  Build · Fake Model 1 · 24.0s"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let capture = dir.path().join("pane");
+        std::fs::write(&capture, format!("> fix the tests\n{line}\n")).unwrap();
+        let r = report(tick(&dir.path().join("state"), &capture, cli, 1000, &[]));
+        assert_eq!(r.state, TickState::New, "{cli}: {line}");
+    }
+}
+
+#[test]
 fn real_finished_screens_stall_after_the_threshold() {
     for cli in ["claude", "codex", "gemini", "qwen", "opencode"] {
         let dir = tempfile::tempdir().unwrap();
@@ -173,13 +213,14 @@ fn corrupt_or_foreign_state_files_start_fresh_with_a_warning() {
     let good_state = dir.path().join("good");
     report(tick(&good_state, &frozen, "claude", 0, &[]));
     let good = std::fs::read_to_string(&good_state).unwrap();
-    let cases: [(&str, String, &str); 6] = [
+    let cases: [(&str, String, &str); 7] = [
         ("empty", String::new(), "empty"),
         ("garbage", "{\"schema\": \"faultsift/stall-state/v1\", \"since\": ".to_string(), "not a stall state"),
         ("binary", "\u{0}\u{1b}[2J".to_string(), "not a stall state"),
         ("future", good.replace("\"tick\":0", "\"tick\":99999"), "in the future"),
         ("other-session", good.replace("\"session\":\"s\"", "\"session\":\"t\""), "session `t`"),
         ("other-profile", good.replace("\"profile\":\"claude\"", "\"profile\":\"codex\""), "profile `codex`"),
+        ("escapes", good.replace("\"session\":\"s\"", "\"session\":\"\\u001b[2J\""), "session `\\u{1b}[2J`"),
     ];
     for (name, text, why) in cases {
         assert_ne!(text, good, "{name}: the fixture was altered");
