@@ -206,9 +206,33 @@ fn builtins(dir: &Path) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "        ],\n        progress: &{progress_text:?},\n        progress_records: &[{}],\n    }},",
+            "        ],\n        progress: &{progress_text:?},\n        progress_records: &[{}],",
             progress.join(", ")
         );
+        // `busy` and `volatile` (for `stall`) must parse and must not match
+        // the empty string, as rule patterns must.
+        for key in ["busy", "volatile"] {
+            let patterns: Vec<&str> = table
+                .get(key)
+                .and_then(|v| v.as_array())
+                .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+                .unwrap_or_default();
+            for p in &patterns {
+                let hir = regex_syntax::ParserBuilder::new()
+                    .nest_limit(64)
+                    .build()
+                    .parse(p)
+                    .unwrap_or_else(|e| panic!("{}: {key}: {e}", f.display()));
+                assert_ne!(
+                    hir.properties().minimum_len(),
+                    Some(0),
+                    "{}: {key}: {p:?} matches the empty string",
+                    f.display()
+                );
+            }
+            let _ = writeln!(out, "        {key}: &{patterns:?},");
+        }
+        out.push_str("    },\n");
     }
     out.push_str("];\n");
     out

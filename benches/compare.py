@@ -205,13 +205,18 @@ def main():
         static_noop = work / "noop-static"
         extra = ([[str(static_noop)]] if static_noop.exists() else []) + (
             [[plain, "classify", "--profile", "claude", pane]] if plain else [])
-        floor, fst, sh, *rest = time_group([[str(work / "noop")], fs(pane), shell] + extra, runs)
+        # One tick of live stall detection on the same capture, its state file
+        # read and replaced each run: the issue asks that it cost about what
+        # one classify costs.
+        tick = [binary, "stall", "--profile", "claude", "--state", str(work / "tick.state"), "--now", "1000", pane]
+        floor, fst, sh, stall, *rest = time_group([[str(work / "noop")], fs(pane), shell, tick] + extra, runs)
         row("do-nothing Rust binary (the floor)", floor)
         if static_noop.exists():
             row("do-nothing Rust binary, linked static as faultsift", rest.pop(0), floor)
         row("faultsift classify (cargo dist)", fst, floor)
         if plain:
             row("faultsift classify (plain cargo build --release)", rest.pop(0), floor)
+        row("faultsift stall, one tick (state file replaced)", stall, fst)
         row("tail | tr | sed | grep -E (shell pipeline)", sh, fst)
         py = None
         if PEER.exists() and subprocess.run([sys.executable, "-c", "import regex"]).returncode == 0:

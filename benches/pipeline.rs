@@ -1,7 +1,8 @@
 //! Micro-benchmarks of the pipeline stages on a 64 KiB pane-capture window:
 //! clean (against `strip-ansi-escapes` and raw `vte`), the literal prefilter and
 //! match scan, the whole in-process classification, and profile preparation;
-//! and the bound that lets a single log scan without a watchdog thread.
+//! one tick of `stall`; and the bound that lets a single log scan without a
+//! watchdog thread.
 //!
 //! `cargo bench --bench pipeline`. Inputs are made here, deterministically.
 
@@ -178,6 +179,52 @@ mod records {
         };
         assert_eq!(run(&log).input, faultsift::Input::Jsonl);
         bencher.counter(BytesCount::of_slice(&log)).bench(|| run(black_box(&log)));
+    }
+}
+
+/// One tick of `faultsift stall` on the 64 KiB capture: clean, read the
+/// screen (busy lines, volatile masks, identity), decide; and the state
+/// file's locked read and atomic replacement.
+mod stall {
+    use super::*;
+    use faultsift::commands::stall::{Owner, Prior, ScreenRules, Tick, decide, state};
+
+    fn rules() -> ScreenRules {
+        let profile = Resolver::new(vec![Layer::Builtin]).resolve_for_stall("claude").unwrap();
+        ScreenRules::compile(&profile.stall, "builtin").unwrap()
+    }
+
+    const OWNER: Owner<'static> = Owner { session: "bench", profile: "claude" };
+    const TICK: Tick = Tick { now: 1000, threshold_s: 300, busy: false, idle: false };
+
+    #[divan::bench]
+    fn tick_64k_window(bencher: divan::Bencher) {
+        let rules = rules();
+        let input = pane_capture(WINDOW);
+        bencher.counter(BytesCount::of_slice(&input)).bench(|| {
+            let screen = rules.screen(&clean::clean(black_box(&input), false));
+            decide(Prior::Unusable(String::new()), OWNER, &screen, TICK)
+        });
+    }
+
+    #[divan::bench]
+    fn prepare_claude_rules(bencher: divan::Bencher) {
+        bencher.bench(rules);
+    }
+
+    #[divan::bench]
+    fn state_file_update(bencher: divan::Bencher) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bench.state");
+        let screen = rules().screen(&clean::clean(&pane_capture(WINDOW), false));
+        bencher.bench(|| {
+            state::update(&path, |prior| {
+                let d = decide(prior, OWNER, &screen, TICK);
+                let next = d.next.clone();
+                (d.stalled, next)
+            })
+            .unwrap()
+        });
     }
 }
 

@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 
-use crate::cli::{ClassifyArgs, Cli, Command, ExplainArgs, ProfileDirs, ProfileSelect, TestArgs};
+use crate::cli::{
+    ClassifyArgs, Cli, Command, ExplainArgs, ProfileDirs, ProfileSelect, SchemaKind, StallArgs, TestArgs,
+};
 use crate::commands::bait::{self, BaitLine};
 use crate::commands::{check, explain, show};
 use crate::config::{ClassifyConfig, Format, LogSource, TestFormat};
@@ -34,10 +36,12 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             let profile = Resolver::from_env(&args.dirs.profile_dirs)?.resolve(&args.name)?;
             print(&show::to_toml(&profile)?)
         }
+        Command::Stall(args) => stall(args),
         Command::Schema(args) => {
             let schema = match args.which {
-                crate::cli::SchemaKind::Verdict => verdict::json_schema(),
-                crate::cli::SchemaKind::Summary => crate::output::summary::json_schema(),
+                SchemaKind::Verdict => verdict::json_schema(),
+                SchemaKind::Summary => crate::output::summary::json_schema(),
+                SchemaKind::Stall => crate::output::stall::json_schema(),
             };
             print(&format!("{}\n", serde_json::to_string_pretty(&schema)?))
         }
@@ -126,6 +130,78 @@ fn explain(args: ExplainArgs) -> Result<ExitCode> {
     }
 }
 
+/// One tick of `stall`: read the capture, read it as a screen, update the
+/// state file under its lock, and print the report.
+fn stall(args: StallArgs) -> Result<ExitCode> {
+    use crate::commands::stall::{self as tick, Owner, ScreenRules, Tick, state};
+    use crate::output::stall::{SCHEMA_ID, StallReport, render};
+
+    let resolver = Resolver::from_env(&args.select.dirs.profile_dirs)?;
+    let selector = args.select.profile.as_deref().ok_or_else(|| resolver.none_given())?;
+    let profile = resolver.resolve_for_stall(selector)?;
+    let source = match &args.capture {
+        Some(path) if path.as_os_str() != "-" => LogSource::Path(path.clone()),
+        Some(_) => LogSource::Stdin,
+        None if io::stdin().is_terminal() => {
+            bail!("no capture given: pass a CAPTURE file, or pipe `tmux capture-pane -p` into standard input")
+        }
+        None => LogSource::Stdin,
+    };
+    let label = source.label();
+    let spec = WindowSpec { tail_bytes: args.tail_bytes, since: None };
+    let window = window::read(&source, spec).with_context(|| label.clone())?;
+    let rules = ScreenRules::compile_for(&profile.stall, &profile.origin.label(), window.bytes.len())?;
+    let screen = rules.screen(&crate::pipeline::clean::clean(&window.bytes, window.starts_mid_line));
+    let now = args.now.unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    });
+    let session = args.session.clone().unwrap_or_else(|| label.clone());
+    let owner = Owner { session: &session, profile: &profile.name };
+    let now_tick = Tick { now, threshold_s: args.threshold, busy: args.busy, idle: args.idle };
+    let decision = state::update(&args.state, |prior| {
+        let d = tick::decide(prior, owner, &screen, now_tick);
+        let next = d.next.clone();
+        (d, next)
+    })
+    .with_context(|| format!("state file {}", args.state.display()))?;
+    if let Some(why) = &decision.warning {
+        // `why` may quote the old file's session and profile: escaped with the path.
+        let line = format!("{}: {why}; the static clock starts afresh", args.state.display());
+        eprintln!("faultsift: warning: {}", crate::output::safe::line(&line));
+    }
+    let verdict = if args.classify {
+        let settings = Settings {
+            window: spec,
+            timeout: crate::pipeline::DEFAULT_TIMEOUT,
+            status: decision.stalled.then(|| "stalled".to_string()),
+            result_present: false,
+            // A stall tick reads a pane capture: screen text.
+            input: crate::pipeline::records::InputMode::Text,
+        };
+        let pipeline = Pipeline::new(profile.clone(), settings, Workload::Few)?;
+        Some(pipeline.classify_window(&label, window).verdict)
+    } else {
+        None
+    };
+    if args.quiet {
+        return Ok(if decision.stalled { ExitCode::Success } else { ExitCode::NoMatch });
+    }
+    let report = StallReport {
+        schema: SCHEMA_ID.to_string(),
+        capture: label,
+        session,
+        profile: profile.name,
+        stalled: decision.stalled,
+        state: decision.state,
+        static_s: decision.static_s,
+        threshold_s: args.threshold,
+        reason: decision.reason,
+        busy_evidence: decision.busy_evidence,
+        verdict,
+    };
+    print(&render(&report, args.format, args.pretty))
+}
+
 fn test(args: TestArgs) -> Result<ExitCode> {
     let resolver = Resolver::from_env(&args.dirs.profile_dirs)?;
     let selectors: Vec<String> = if args.profiles.is_empty() {
@@ -142,12 +218,17 @@ fn test(args: TestArgs) -> Result<ExitCode> {
     // A profile that does not load is reported, and the others still checked.
     let mut load_errors = false;
     for selector in &selectors {
-        let compiled = resolver.resolve(selector).and_then(|profile| {
+        let loaded = resolver.resolve(selector).and_then(|profile| {
             let origin = profile.origin.label();
-            CompiledProfile::compile(profile, &origin)
+            let stall_rules = crate::commands::stall::ScreenRules::compile(&profile.stall, &origin)?;
+            Ok((CompiledProfile::compile(profile, &origin)?, stall_rules))
         });
-        match compiled {
-            Ok(compiled) => reports.push(check::check_profile(&compiled, &bait, &clean_logs)),
+        match loaded {
+            Ok((compiled, stall_rules)) => {
+                let mut report = check::check_profile(&compiled, &bait, &clean_logs);
+                check::check_stall(&compiled.profile, &stall_rules, &bait, &clean_logs, &mut report);
+                reports.push(report);
+            }
             Err(e) => {
                 let message = one_line(&anyhow::Error::new(e));
                 eprintln!("faultsift: {}", crate::output::safe::line(&message));

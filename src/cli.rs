@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{ColorChoice, Format, InputMode, TestFormat, parse_offset, parse_size, parse_timeout};
+use crate::config::{
+    ColorChoice, Format, InputMode, StallFormat, TestFormat, parse_offset, parse_size, parse_threshold, parse_timeout,
+};
 
 /// Classify why an agent or CI session failed: environment fault (pause/retry)
 /// or the work's own failure (charge).
@@ -36,8 +38,11 @@ pub enum Command {
     /// Print one resolved profile (extends and disable applied) as TOML.
     #[command(after_help = SHOW_EXAMPLES)]
     Show(ShowArgs),
-    /// Print the JSON Schema of the verdict (or of the --summary line).
-    #[command(after_help = "Examples:\n  faultsift schema > verdict.schema.json\n  faultsift schema summary")]
+    /// Tell a frozen session from a busy one: one tick of live stall detection.
+    #[command(after_help = STALL_EXAMPLES)]
+    Stall(StallArgs),
+    /// Print the JSON Schema of the verdict (or of the --summary line, or of the stall report).
+    #[command(after_help = SCHEMA_EXAMPLES)]
     Schema(SchemaArgs),
     /// Print a shell completion script.
     #[command(after_help = COMPLETIONS_EXAMPLES)]
@@ -48,6 +53,20 @@ pub enum Command {
     )]
     Man(ManArgs),
 }
+
+const STALL_EXAMPLES: &str = "\
+Examples:
+  tmux capture-pane -p -t agent | faultsift stall --state /run/agent.stall --profile claude
+  faultsift stall pane.txt --state s.json --profile codex --busy        # a tool process runs
+  faultsift stall pane.txt --state s.json --profile codex --idle        # no outstanding work
+  if faultsift stall -q pane.txt --state s.json --profile gemini; then echo stalled; fi
+  faultsift stall pane.txt --state s.json --profile claude --classify --format pact";
+
+const SCHEMA_EXAMPLES: &str = "\
+Examples:
+  faultsift schema > verdict.schema.json
+  faultsift schema summary
+  faultsift schema stall > stall.schema.json";
 
 const EXPLAIN_EXAMPLES: &str = "\
 Examples:
@@ -258,6 +277,68 @@ pub struct ShowArgs {
     pub dirs: ProfileDirs,
 }
 
+/// Options of `stall`.
+#[derive(Debug, Args)]
+pub struct StallArgs {
+    /// The session's pane capture (`-`, or none with piped input, reads
+    /// standard input).
+    #[arg(value_name = "CAPTURE")]
+    pub capture: Option<PathBuf>,
+
+    /// The session's state file, created on its first tick (one per session).
+    #[arg(long, value_name = "FILE")]
+    pub state: PathBuf,
+
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub select: ProfileSelect,
+
+    /// Whose state the file holds (default: the capture as given); a state
+    /// file written for another session starts afresh.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+
+    /// How long a screen must stay unchanged, with nothing busy, to be a
+    /// stall: 300s, 5m (at least 30s).
+    #[arg(long, value_name = "DURATION", default_value = "300s", value_parser = parse_threshold)]
+    pub threshold: u64,
+
+    /// A tool process is running: not stalled, and the static clock restarts.
+    #[arg(long, conflicts_with = "idle")]
+    pub busy: bool,
+
+    /// No outstanding work: clear the state, so idle time is never charged
+    /// to the next request.
+    #[arg(long)]
+    pub idle: bool,
+
+    /// The time in seconds since the Unix epoch, instead of the clock
+    /// (tests, replays).
+    #[arg(long, value_name = "EPOCH")]
+    pub now: Option<u64>,
+
+    /// How much of the capture's end to read: 65536, 64KiB, 1MiB (at most 64MiB).
+    #[arg(long, value_name = "SIZE", default_value = "64KiB", value_parser = parse_size)]
+    pub tail_bytes: u64,
+
+    /// Add the `classify` verdict of the same capture (status `stalled` when
+    /// stalled).
+    #[arg(long)]
+    pub classify: bool,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = StallFormat::Json)]
+    pub format: StallFormat,
+
+    /// Indent the JSON.
+    #[arg(long)]
+    pub pretty: bool,
+
+    /// Print nothing; exit 0 when stalled, 1 when not, 2 on error.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
 /// Options of `schema`.
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
@@ -273,6 +354,8 @@ pub enum SchemaKind {
     Verdict,
     /// `faultsift/summary/v1`: the last line of `--summary`.
     Summary,
+    /// `faultsift/stall/v1`: what `stall` prints.
+    Stall,
 }
 
 /// Options of `profiles`.

@@ -43,6 +43,44 @@ pub enum TestFormat {
     Json,
 }
 
+/// Output formats of `stall`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StallFormat {
+    /// The `faultsift/stall/v1` object, one line.
+    Json,
+    /// Task metadata: `{"stalled": …, "reason": "…"}`.
+    Pact,
+    /// One line for people (and the verdict's, with `--classify`).
+    Text,
+}
+
+/// Parses `--threshold`: `300`, `300s`, `5m`, `1h` (whole seconds), at least
+/// [`MIN_THRESHOLD_S`](crate::commands::stall::MIN_THRESHOLD_S) and at most a week.
+pub fn parse_threshold(text: &str) -> Result<u64, String> {
+    use crate::commands::stall::{MAX_THRESHOLD_S, MIN_THRESHOLD_S};
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 =
+        num.parse().map_err(|_| format!("`{text}` is not a duration in whole seconds (examples: 300s, 5m)"))?;
+    let scale = match unit.trim() {
+        "" | "s" => 1,
+        "m" | "min" => 60,
+        "h" => 3600,
+        _ => return Err(format!("unknown unit in `{text}` (use s, m or h)")),
+    };
+    let secs = n.checked_mul(scale).ok_or_else(|| format!("`{text}` is too long"))?;
+    if secs < MIN_THRESHOLD_S {
+        return Err(format!(
+            "`{text}` is under the {MIN_THRESHOLD_S}s minimum: a pause between two steps would read as a stall"
+        ));
+    }
+    if secs > MAX_THRESHOLD_S {
+        return Err(format!("`{text}` is over the one-week maximum"));
+    }
+    Ok(secs)
+}
+
 /// Everything `classify` needs besides the profile.
 #[derive(Debug, Clone)]
 pub struct ClassifyConfig {
@@ -158,6 +196,21 @@ mod tests {
         assert!(!ColorChoice::Auto.resolve(false, None));
         assert!(ColorChoice::Always.resolve(false, Some(OsStr::new("1"))));
         assert!(!ColorChoice::Never.resolve(true, None));
+    }
+
+    #[test]
+    fn thresholds() {
+        assert_eq!(parse_threshold("300"), Ok(300));
+        assert_eq!(parse_threshold("300s"), Ok(300));
+        assert_eq!(parse_threshold("5m"), Ok(300));
+        assert_eq!(parse_threshold("30s"), Ok(30));
+        assert_eq!(parse_threshold("2h"), Ok(7200));
+        assert!(parse_threshold("29s").unwrap_err().contains("30s minimum"));
+        assert!(parse_threshold("0").unwrap_err().contains("minimum"));
+        assert!(parse_threshold("8d").unwrap_err().contains("unknown unit"));
+        assert!(parse_threshold("200h").unwrap_err().contains("maximum"));
+        assert!(parse_threshold("1.5m").is_err());
+        assert!(parse_threshold("99999999999999999999h").is_err());
     }
 
     #[test]

@@ -33,6 +33,7 @@ fuzz_target!(|data: &[u8]| {
         origin: Origin::File(PathBuf::from("fuzz.toml")),
         rules: file.rules,
         unknown_keys: file.unknown_keys,
+        stall: file.stall,
         texts: Vec::new(),
         progress_records: Vec::new(),
     };

@@ -63,6 +63,12 @@ pub enum CheckKind {
     NoRules,
     /// The profile could not be loaded (an error; the others are still checked).
     Load,
+    /// A `volatile` pattern that masks the whole of a healthy line: a
+    /// streaming answer made of such lines would look like a frozen screen.
+    VolatileMasksLine,
+    /// A `busy` pattern that matches a bait line (a warning): a model that
+    /// writes such a line holds the stall clock at zero.
+    BusyMatchesBait,
 }
 
 /// One failed check (or warning).
@@ -374,6 +380,64 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
     r.counts.failures = r.failures.len();
     r.counts.warnings = r.warnings.len();
     r
+}
+
+/// The checks of a profile's `busy` and `volatile` patterns (`stall`):
+/// failures (a volatile pattern that masks all of a bait or clean-log line)
+/// and warnings (a busy pattern that matches a bait line), appended to
+/// `report`.
+pub fn check_stall(
+    profile: &crate::profile::Profile,
+    rules: &crate::commands::stall::ScreenRules,
+    bait: &[BaitLine],
+    clean_logs: &[CleanLog],
+    report: &mut ProfileReport,
+) {
+    if profile.stall.is_empty() {
+        return;
+    }
+    let finding = |check, message: &str, location: String, text: &str| Finding {
+        profile: profile.name.clone(),
+        rule: None,
+        check,
+        message: message.to_string(),
+        location: Some(location),
+        text: Some(text.to_string()),
+    };
+    // Masks are NUL characters: a line with nothing else is all chrome.
+    let all_masked =
+        |line: &str| !line.trim().is_empty() && rules.masked(line).chars().all(|c| c == '\0' || c.is_whitespace());
+    let masks = "`volatile` masks the whole line: streaming output like it would look like a frozen screen";
+    for b in bait {
+        let line = clean_line(b.text);
+        let location = format!("testdata/bait/{}:{}", b.file, b.line);
+        if all_masked(&line) {
+            report.failures.push(finding(CheckKind::VolatileMasksLine, masks, location.clone(), &line));
+        }
+        if rules.is_busy(&line) {
+            report.warnings.push(finding(
+                CheckKind::BusyMatchesBait,
+                "`busy` matches a bait line: a model that writes it holds the stall clock at zero",
+                location,
+                &line,
+            ));
+        }
+    }
+    for log in clean_logs {
+        for (offset, line) in clean(&log.bytes, false).iter() {
+            if all_masked(line) {
+                let line_no = log.bytes[..offset.min(log.bytes.len())].iter().filter(|&&b| b == b'\n').count() + 1;
+                report.failures.push(finding(
+                    CheckKind::VolatileMasksLine,
+                    masks,
+                    format!("{}:{line_no}", log.name),
+                    line,
+                ));
+            }
+        }
+    }
+    report.counts.failures = report.failures.len();
+    report.counts.warnings = report.warnings.len();
 }
 
 /// Lint findings for one pattern.

@@ -12,6 +12,11 @@ struct Doc<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<&'a str>,
     carries_model_output: bool,
+    // Top-level arrays before the `[[rule]]` tables, as TOML requires.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    busy: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    volatile: &'a [String],
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     progress: &'a [String],
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -72,6 +77,8 @@ pub fn to_toml(profile: &Profile) -> Result<String, toml::ser::Error> {
         name: &profile.name,
         description: profile.description.as_deref(),
         carries_model_output: profile.carries_model_output,
+        busy: &profile.stall.busy,
+        volatile: &profile.stall.volatile,
         progress: &profile.progress,
         progress_records: profile.progress_records.iter().map(|c| conditions_table(c)).collect(),
         rule: profile

@@ -24,6 +24,10 @@ pub struct Builtin {
     pub progress: &'static [&'static str],
     /// `progress_records`, each a set of conditions.
     pub progress_records: &'static [&'static [LeanCondition]],
+    /// `busy` patterns (`faultsift stall` only).
+    pub busy: &'static [&'static str],
+    /// `volatile` patterns (`faultsift stall` only).
+    pub volatile: &'static [&'static str],
 }
 
 /// A built-in rule as matching needs it (no examples, no prose).

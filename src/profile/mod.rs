@@ -41,6 +41,32 @@ impl fmt::Display for Origin {
     }
 }
 
+/// The patterns `faultsift stall` reads a screen with (SPEC §4, §5): validated
+/// like rule patterns at load, compiled only by `stall`. An `extends` chain
+/// accumulates them, base first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StallPatterns {
+    /// A line matching one of these shows the session busy (a spinner, an
+    /// `esc to interrupt` hint); it is left out of the screen's identity.
+    pub busy: Vec<String>,
+    /// Chrome that changes while nothing happens (a clock, a token or elapsed
+    /// counter): each match is masked in the screen's identity.
+    pub volatile: Vec<String>,
+}
+
+impl StallPatterns {
+    /// No pattern of either kind.
+    pub fn is_empty(&self) -> bool {
+        self.busy.is_empty() && self.volatile.is_empty()
+    }
+
+    /// Appends `other`'s patterns after these.
+    pub fn extend(&mut self, other: StallPatterns) {
+        self.busy.extend(other.busy);
+        self.volatile.extend(other.volatile);
+    }
+}
+
 /// A resolved profile: `extends` applied, `disable`d rules dropped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Profile {
@@ -59,6 +85,10 @@ pub struct Profile {
     pub progress: Vec<String>,
     /// Unknown top-level keys of its files (reported by `test`).
     pub unknown_keys: Vec<String>,
+    /// Its `busy` and `volatile` patterns (`faultsift stall` only). Empty when
+    /// a built-in is resolved for matching ([`Resolver::resolve_for_matching`]):
+    /// `classify` never reads them.
+    pub stall: StallPatterns,
     /// Every file it was built from, base first: `(origin label, TOML text)`.
     /// `test` checks that no rule matches a line of them. Empty when resolved
     /// for matching only ([`Resolver::resolve_for_matching`]).

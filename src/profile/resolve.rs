@@ -113,6 +113,12 @@ impl Resolver {
         self.resolve_with(selector, Detail::Matching)
     }
 
+    /// As [`Resolver::resolve_for_matching`], with the `busy` and `volatile`
+    /// patterns that `faultsift stall` reads a screen with.
+    pub fn resolve_for_stall(&self, selector: &str) -> Result<Profile, ProfileError> {
+        self.resolve_with(selector, Detail::Stall)
+    }
+
     fn resolve_with(&self, selector: &str, detail: Detail) -> Result<Profile, ProfileError> {
         super::budget::with_budget(self.deadline, || self.resolve_budgeted(selector, detail))
     }
@@ -199,7 +205,8 @@ impl Resolver {
             Origin::File(p) => p.display().to_string(),
         };
         let file = match (detail, &found.origin, builtin::get(&found.stem)) {
-            (Detail::Matching, Origin::Builtin, Some(b)) => lean(b),
+            (Detail::Matching, Origin::Builtin, Some(b)) => lean(b, false),
+            (Detail::Stall, Origin::Builtin, Some(b)) => lean(b, true),
             (Detail::Full, Origin::Builtin, Some(b)) => {
                 let mut file = schema::parse(&origin_label, &found.stem, &found.text)?;
                 mark_builtin(&mut file, b);
@@ -249,6 +256,8 @@ impl Resolver {
 enum Detail {
     Full,
     Matching,
+    /// Matching, plus the `busy` and `volatile` patterns (`stall`).
+    Stall,
 }
 
 /// A built-in profile parsed in full (for `test`) runs as `classify` runs it:
@@ -263,8 +272,9 @@ fn mark_builtin(file: &mut ProfileFile, b: &builtin::Builtin) {
 }
 
 /// A built-in profile from its precomputed table: rules without examples or
-/// prose, which matching does not need.
-fn lean(b: &builtin::Builtin) -> ProfileFile {
+/// prose, which matching does not need; the `stall` patterns only when asked,
+/// so that `classify` allocates nothing for them.
+fn lean(b: &builtin::Builtin, with_stall: bool) -> ProfileFile {
     let rules = b
         .rules
         .iter()
@@ -305,6 +315,14 @@ fn lean(b: &builtin::Builtin) -> ProfileFile {
             .iter()
             .map(|cs| cs.iter().map(builtin::LeanCondition::to_condition).collect())
             .collect(),
+        stall: if with_stall {
+            super::StallPatterns {
+                busy: b.busy.iter().map(|p| (*p).to_string()).collect(),
+                volatile: b.volatile.iter().map(|p| (*p).to_string()).collect(),
+            }
+        } else {
+            super::StallPatterns::default()
+        },
     }
 }
 
@@ -317,6 +335,7 @@ fn standalone(file: ProfileFile, origin: Origin, text: Option<(String, String)>)
         rules: file.rules,
         progress: file.progress,
         unknown_keys: file.unknown_keys,
+        stall: file.stall,
         texts: text.into_iter().collect(),
         progress_records: file.progress_records,
     }
@@ -357,6 +376,8 @@ fn merge(
     texts.extend(text);
     let mut progress_records = base.progress_records;
     progress_records.extend(file.progress_records);
+    let mut stall = base.stall;
+    stall.extend(file.stall);
     Ok(Profile {
         name: file.name,
         description: file.description.or(base.description),
@@ -365,6 +386,7 @@ fn merge(
         rules,
         progress,
         unknown_keys,
+        stall,
         texts,
         progress_records,
     })

@@ -114,6 +114,8 @@ pub struct ProfileFile {
     /// `progress_records`: records that show the agent working again
     /// (recovery over records, SPEC §1.5), each a set of conditions.
     pub progress_records: Vec<Vec<Condition>>,
+    /// `busy` and `volatile`, validated (compiled only by `stall`).
+    pub stall: super::StallPatterns,
 }
 
 #[derive(Deserialize)]
@@ -132,6 +134,10 @@ struct RawProfile {
     rule: Vec<toml::Table>,
     #[serde(default)]
     progress_records: Vec<toml::Table>,
+    #[serde(default)]
+    busy: Vec<String>,
+    #[serde(default)]
+    volatile: Vec<String>,
     #[serde(flatten)]
     other: BTreeMap<String, toml::Value>,
 }
@@ -222,6 +228,13 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
             })
         })
         .collect::<Result<_, _>>()?;
+    // `busy` and `volatile` are named in errors as `env_fault_patterns` are:
+    // by key and position, as the rule they stand in for.
+    for (key, patterns) in [("busy", &raw.busy), ("volatile", &raw.volatile)] {
+        for (i, pattern) in patterns.iter().enumerate() {
+            check_pattern(pattern, false).map_err(|c| rule_err(format!("{key}[{i}]"), c))?;
+        }
+    }
 
     Ok(ProfileFile {
         name,
@@ -233,6 +246,7 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
         progress: raw.progress,
         unknown_keys: raw.other.into_keys().collect(),
         progress_records,
+        stall: super::StallPatterns { busy: raw.busy, volatile: raw.volatile },
     })
 }
 
@@ -486,6 +500,20 @@ pre = "echo hi"
         }
         let e = parse_str("progress_records = [{ \"/t\" = [] }]\n").unwrap_err();
         assert!(e.contains("progress_records[0]") && e.contains("empty"), "{e}");
+    }
+
+    #[test]
+    fn busy_and_volatile_are_read_and_validated() {
+        let p = parse_str("busy = ['esc to interrupt']\nvolatile = ['\\d+s']\n").unwrap();
+        assert_eq!(p.stall.busy, ["esc to interrupt"]);
+        assert_eq!(p.stall.volatile, ["\\d+s"]);
+        assert!(p.unknown_keys.is_empty(), "{:?}", p.unknown_keys);
+        let e = parse_str("busy = ['ok', '(unclosed']\n").unwrap_err();
+        assert!(e.starts_with("t.toml: rule `busy[1]`: invalid regex"), "{e}");
+        let e = parse_str("volatile = ['x*']\n").unwrap_err();
+        assert!(e.contains("`volatile[0]`") && e.contains("empty string"), "{e}");
+        let e = parse_str("busy = 'not a list'\n").unwrap_err();
+        assert!(e.starts_with("t.toml:1:"), "{e}");
     }
 
     #[test]

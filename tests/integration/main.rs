@@ -16,5 +16,6 @@ mod hostile_profiles;
 mod profiles;
 mod properties;
 mod snapshots;
+mod stall;
 mod toolkit;
 mod transcripts;

@@ -879,6 +879,7 @@ mod tests {
             rules: f.rules,
             progress: f.progress,
             unknown_keys: Vec::new(),
+            stall: Default::default(),
             texts: Vec::new(),
             progress_records: Vec::new(),
         };
