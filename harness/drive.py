@@ -73,9 +73,10 @@ EXPECT = {
 # waiting early). Deliberately loose; `notes` say what was actually seen.
 FAULT_RE = {
     "overloaded": r"(?i)overload|\b529\b|\b503\b|UNAVAILABLE",
-    "rate-limit": r"(?i)\b429\b|rate.?limit|too many requests|RESOURCE_EXHAUSTED",
+    "rate-limit": r"(?i)\b429\b|rate.?limit(?!s\b)|too many requests|RESOURCE_EXHAUSTED",
     "quota": r"(?i)quota|credit balance|billing",
-    "auth": r"(?i)\b401\b|unauthori[sz]ed|authentication|api.?key|UNAUTHENTICATED",
+    "auth": r"(?i)\b401\b|unauthori[sz]ed|authentication.?(error|failed)|invalid.{0,20}api.?key|api key not valid|"
+    r"incorrect api key|UNAUTHENTICATED",
     "server-error": r"(?i)\b500\b|internal server error|internal error|server had an error",
     "unavailable": r"(?i)\b503\b|unavailable",
     "refused": r"(?i)ECONNREFUSED|connection refused|unable to connect|connection error|fetch failed|"
@@ -243,7 +244,7 @@ def setup_gemini(home: Path, work: Path, base: str) -> dict:
     settings = {
         "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
         "general": {"disableAutoUpdate": True, "disableUpdateNag": True, "enableAutoUpdate": False,
-                    "enableAutoUpdateNotification": False},
+                    "enableAutoUpdateNotification": False, "maxAttempts": 3},
         "privacy": {"usageStatisticsEnabled": False},
         "model": {"name": "gemini-2.5-flash"},
         "ui": {"hideTips": True, "hideBanner": False},
@@ -262,7 +263,7 @@ def setup_qwen(home: Path, work: Path, base: str) -> dict:
         "security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}},
         "general": {"disableAutoUpdate": True, "disableUpdateNag": True, "enableAutoUpdate": False},
         "privacy": {"usageStatisticsEnabled": False},
-        "model": {"name": "fake-model-1"},
+        "model": {"name": "fake-model-1", "generationConfig": {"maxRetries": 2}},
         "ide": {"enabled": False},
     }
     _write(home / ".qwen" / "settings.json", json.dumps(settings, indent=1))
@@ -342,7 +343,8 @@ CLIS = {
         setup_opencode,
         ["{bin}", "--prompt", PROMPT],
         [("run-json", ["{bin}", "run", "--format", "json", PROMPT], "jsonl")],
-        [".local/share/opencode/storage/message/*/*.json", ".local/share/opencode/log/*.log"],
+        [".local/share/opencode/storage/message/*/*.json", ".local/share/opencode/log/*.log",
+         ".local/share/opencode/*.db"],
     ),
     "copilot": (
         setup_copilot,
@@ -552,7 +554,7 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
             seen_at = el
         if seen_at is not None and time.time() - static_since >= 6:
             break
-        if seen_at is not None and el - seen_at >= 40:
+        if seen_at is not None and el - seen_at >= 60:
             break
         if el >= cap:
             note["capped"] = cap
@@ -626,7 +628,13 @@ def collect_transcripts(cli, home: Path, out: Path, scenario: str, tag: str):
     if not files:
         return
     if cli == "opencode":
-        # message files are one JSON object each: keep them as JSON lines
+        # >= 1.2 keeps sessions in SQLite: dump the message and part rows as JSON lines
+        dbs = [f for f in files if f.suffix == ".db"]
+        if dbs:
+            rows = dump_opencode_db(dbs[-1])
+            if rows:
+                (out / f"{scenario}.{tag}.transcript.jsonl").write_text("\n".join(rows) + "\n")
+        # message files (<= 1.1) are one JSON object each: keep them as JSON lines
         msgs = [f for f in files if f.suffix == ".json"]
         logs = [f for f in files if f.suffix == ".log"]
         if msgs:
@@ -645,6 +653,36 @@ def collect_transcripts(cli, home: Path, out: Path, scenario: str, tag: str):
     if dest.suffix == ".json":
         dest = dest.with_suffix(".json")
     shutil.copy(src, dest)
+
+
+def dump_opencode_db(db: Path) -> list[str]:
+    import sqlite3
+
+    rows = []
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        tables = [r[0] for r in con.execute("select name from sqlite_master where type='table'")]
+        for table in ("session", "message", "part"):
+            if table not in tables:
+                continue
+            cur = con.execute(f"select * from {table}")
+            cols = [c[0] for c in cur.description]
+            for r in cur.fetchall():
+                rec = {"table": table}
+                for c, v in zip(cols, r):
+                    if isinstance(v, str) and v[:1] in "{[":
+                        try:
+                            v = json.loads(v)
+                        except ValueError:
+                            pass
+                    if isinstance(v, bytes):
+                        v = v.decode("utf-8", "replace")
+                    rec[c] = v
+                rows.append(json.dumps(rec, ensure_ascii=False))
+    finally:
+        con.close()
+    rows.sort(key=lambda x: json.loads(x).get("time_created") or 0)
+    return rows
 
 
 def shq(s: str) -> str:
@@ -713,6 +751,9 @@ def publish(staging: Path, out: Path, scenario: str, label: str, root: Path):
         (str(root / "home"), "<HOME>"),
         (str(root), "<RUN>"),
         (str(CACHE), "<CACHE>"),
+        (str(root / "work").lstrip("/"), "<WORK>"),
+        (str(root).lstrip("/"), "<RUN>"),
+        (str(CACHE).lstrip("/"), "<CACHE>"),
         (socket.gethostname(), "<HOST>"),
     ]
     for f in staging.glob(f"{scenario}.*"):
