@@ -72,7 +72,7 @@ EXPECT = {
 # Text that shows the fault reached the output (used for `visible`, and to stop
 # waiting early). Deliberately loose; `notes` say what was actually seen.
 FAULT_RE = {
-    "overloaded": r"(?i)overload|\b529\b|\b503\b|UNAVAILABLE",
+    "overloaded": r"(?i)overload|\b529\b|\b503\b|UNAVAILABLE|at capacity",
     "rate-limit": r"(?i)\b429\b|rate.?limit(?!s\b)|too many requests|RESOURCE_EXHAUSTED",
     "quota": r"(?i)quota|credit balance|billing",
     "auth": r"(?i)\b401\b|unauthori[sz]ed|authentication.?(error|failed)|invalid.{0,20}api.?key|api key not valid|"
@@ -823,6 +823,22 @@ def write_manifest(root: Path = FIXTURES) -> Path:
     return path
 
 
+def manifest_table(root: Path = FIXTURES) -> str:
+    """Markdown table CLI x form x scenario from manifest.tsv: Y fault visible, n not, ok healthy."""
+    rows = [r.rstrip("\n").split("\t") for r in (root / "manifest.tsv").read_text().splitlines()[1:]]
+    scen = [s for s in SCENARIOS if any(r[4] == s for r in rows)]
+    cells: dict[tuple[str, str], dict[str, str]] = {}
+    for path, cli, version, form, scenario, _a, _k, visible, notes in rows:
+        if scenario == "hang" and form.startswith("pane.t"):
+            continue
+        mark = ("ok" if "answer shown" in notes else "-") if scenario == "healthy" else ("Y" if visible == "yes" else "n")
+        cells.setdefault((f"{cli}@{version}", form), {})[scenario] = mark
+    out = ["| CLI | form | " + " | ".join(scen) + " |", "|---|---|" + "---|" * len(scen)]
+    for (cli, form), marks in sorted(cells.items()):
+        out.append(f"| {cli} | {form} | " + " | ".join(marks.get(s, "") for s in scen) + " |")
+    return "\n".join(out)
+
+
 # ---------------------------------------------------------------------------
 # drift
 
@@ -923,6 +939,7 @@ def main(argv=None) -> int:
     g.add_argument("--run", action="store_true", help="run CLIs x scenarios in a loopback-only namespace")
     g.add_argument("--manifest", action="store_true", help="rebuild testdata/clients/manifest.tsv")
     g.add_argument("--drift", action="store_true", help="re-run and compare with the committed fixtures")
+    g.add_argument("--table", action="store_true", help="print the CLI x form x scenario table of the manifest")
     g.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--cli", action="append", choices=list(CLIS))
     ap.add_argument("--scenario", action="append", choices=SCENARIOS)
@@ -952,6 +969,9 @@ def main(argv=None) -> int:
         return 0
     if args.manifest:
         print(write_manifest())
+        return 0
+    if args.table:
+        print(manifest_table())
         return 0
     (CACHE / "runs").mkdir(parents=True, exist_ok=True)
     if args.run:
