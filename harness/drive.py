@@ -54,6 +54,7 @@ SCENARIOS = [
 DEFAULT_SCENARIOS = [s for s in SCENARIOS if s != "quota"]
 HANG_MARKS = (10, 30, 60, 90)
 CAP_S = 90
+CAP = int(os.environ.get("FAULTSIFT_HARNESS_CAP", CAP_S))  # --cap sets it for the inner process
 PROMPT = "Reply with one short sentence: what is 2+2?"
 
 # What an orchestrator should do, and the kind, per scenario (README explains).
@@ -537,7 +538,7 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
     done_re = re.compile(HEALTHY_RE) if scenario == "healthy" else fault
     last, static_since, seen_at = None, time.time(), None
     marks = list(HANG_MARKS) if scenario == "hang" else []
-    cap = CAP_S
+    cap = CAP
     while True:
         time.sleep(1)
         el = time.time() - t0
@@ -553,8 +554,6 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
         if scenario != "hang" and seen_at is None and done_re.search(screen_without_prompt(scr)):
             seen_at = el
         if seen_at is not None and time.time() - static_since >= 6:
-            break
-        if seen_at is not None and el - seen_at >= 60:
             break
         if el >= cap:
             note["capped"] = cap
@@ -589,7 +588,7 @@ def run_headless(cli, spec, scenario, root, out, versions, variant, argv_t, form
     argv = [a.replace("{bin}", str(cli_bin(spec))) for a in argv_t]
     so = out / f"{scenario}.{variant}.{form}"
     se = out / f"{scenario}.{variant}.stderr"
-    cap = 60 if scenario == "hang" else CAP_S
+    cap = min(60, CAP) if scenario == "hang" else CAP
     t0 = time.time()
     with open(so, "wb") as fo, open(se, "wb") as fe:
         p = launch_guard(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
@@ -946,6 +945,7 @@ def main(argv=None) -> int:
     ap.add_argument("--mode", choices=["tui", "headless"])
     ap.add_argument("--latest", action="store_true", help="with --drift: the newest versions, not the pins")
     ap.add_argument("--keep", action="store_true", help="keep the per-run temporary directories")
+    ap.add_argument("--cap", type=int, help=f"per-run time cap in seconds (default {CAP_S})")
     ap.add_argument("--dest", help=argparse.SUPPRESS)
     ap.add_argument("--versions-json", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -962,6 +962,8 @@ def main(argv=None) -> int:
     if args.dest and not args.drift:
         rest += ["--dest", args.dest]
 
+    if args.cap:
+        os.environ["FAULTSIFT_HARNESS_CAP"] = str(args.cap)
     if args.inner:
         return run_inner(args)
     if args.install:
