@@ -78,7 +78,7 @@ FAULT_RE = {
     "quota": r"(?i)quota|credit balance|billing",
     "auth": r"(?i)\b401\b|unauthori[sz]ed|authentication.?(error|failed)|invalid.{0,20}api.?key|api key not valid|"
     r"incorrect api key|UNAUTHENTICATED",
-    "server-error": r"(?i)\b500\b|internal server error|internal error|server had an error",
+    "server-error": r"(?i)\b500\b|internal server error|internal error|server had an error|high demand",
     "unavailable": r"(?i)\b503\b|unavailable",
     "refused": r"(?i)ECONNREFUSED|connection refused|unable to connect|connection error|fetch failed|"
     r"error sending request|ConnectionRefused|Connect(ion)?Error|network error|cannot connect|failed to connect",
@@ -378,7 +378,7 @@ def scrub(data: bytes, subs: list[tuple[str, str]]) -> bytes:
     return text.encode("utf-8", errors="surrogateescape")
 
 
-def shorten_records(data: bytes, line_max: int = 8192, str_max: int = 1500) -> bytes:
+def shorten_records(data: bytes, line_max: int = 4096, str_max: int = 800) -> bytes:
     """In JSON Lines, shorten the long strings of oversized records (tool lists,
     system prompts, attachments) so that the 64 KiB tail keeps whole records."""
     out = []
@@ -741,6 +741,31 @@ def run_inner(args) -> int:
     return 0
 
 
+def size_limit(name: str) -> int:
+    """Bytes kept of a fixture: the last 64 KiB, and 32 KiB of the bulky kinds
+    (raw terminal streams, stderr with stack traces, transcripts) to keep the
+    whole of testdata/clients well under 5 MB."""
+    if name.endswith((".raw", ".stderr", ".log")) or ".transcript." in name:
+        return TAIL // 2
+    return TAIL
+
+
+def cut_fixture(name: str, data: bytes) -> bytes:
+    if "json" in name:
+        data = shorten_records(data)
+    return tail_at_line(data, size_limit(name))
+
+
+def recut(root: Path = FIXTURES) -> None:
+    for f in sorted(root.glob("*@*/*")):
+        if f.name == "runs.json":
+            continue
+        data = f.read_bytes()
+        new = cut_fixture(f.name, data)
+        if new != data:
+            f.write_bytes(new)
+
+
 def publish(staging: Path, out: Path, scenario: str, label: str, root: Path):
     """Scrub, cut and move one run's files from staging to the fixture dir."""
     subs = [
@@ -762,11 +787,7 @@ def publish(staging: Path, out: Path, scenario: str, label: str, root: Path):
         )
         if not mine:
             continue
-        data = scrub(f.read_bytes(), subs)
-        if "json" in name:
-            data = shorten_records(data)
-        data = tail_at_line(data)
-        (out / name).write_bytes(data)
+        (out / name).write_bytes(cut_fixture(name, scrub(f.read_bytes(), subs)))
         f.unlink()
 
 
@@ -936,7 +957,8 @@ def main(argv=None) -> int:
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--install", action="store_true", help="npm install the pinned CLIs into the cache")
     g.add_argument("--run", action="store_true", help="run CLIs x scenarios in a loopback-only namespace")
-    g.add_argument("--manifest", action="store_true", help="rebuild testdata/clients/manifest.tsv")
+    g.add_argument("--manifest", action="store_true",
+                   help="re-apply the size limits and rebuild testdata/clients/manifest.tsv")
     g.add_argument("--drift", action="store_true", help="re-run and compare with the committed fixtures")
     g.add_argument("--table", action="store_true", help="print the CLI x form x scenario table of the manifest")
     g.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
@@ -970,6 +992,7 @@ def main(argv=None) -> int:
         install(load_versions(), args.cli)
         return 0
     if args.manifest:
+        recut()
         print(write_manifest())
         return 0
     if args.table:
