@@ -368,6 +368,13 @@ def scrub(data: bytes, subs: list[tuple[str, str]]) -> bytes:
     for old, new in subs:
         if old:
             text = text.replace(old, new)
+    text = re.sub(r"fsh-[A-Za-z0-9_]{8}", "<RUNS>", text)
+    text = re.sub(r"\b(?:%s)-(?:%s)-[A-Za-z0-9_]{8}\b" % ("|".join(CLIS), "|".join(SCENARIOS)), "<RUN>", text)
+    text = re.sub(r"(?<![\w.<])/root(?=/)", "<USERHOME>", text)
+    text = re.sub(r"/root(?=/(?:\.\.\.|\.cache|\.local|\.config|\.npm)/)", "<USERHOME>", text)
+    host = socket.gethostname()
+    if len(host) >= 4:
+        text = re.sub(r"(?<![\w.-])%s(?![\w-])" % re.escape(host), "<HOST>", text)
     text = re.sub(r"127\.0\.0\.1:\d{2,5}", "127.0.0.1:<PORT>", text)
     text = re.sub(r"localhost:\d{2,5}", "localhost:<PORT>", text)
     text = re.sub(r"\bsk-[A-Za-z0-9_\-*]{8,}", "<FAKE_KEY>", text)
@@ -761,7 +768,7 @@ def recut(root: Path = FIXTURES) -> None:
         if f.name == "runs.json":
             continue
         data = f.read_bytes()
-        new = cut_fixture(f.name, data)
+        new = cut_fixture(f.name, scrub(data, []))
         if new != data:
             f.write_bytes(new)
 
@@ -778,7 +785,6 @@ def publish(staging: Path, out: Path, scenario: str, label: str, root: Path):
         (str(root / "work").lstrip("/"), "<WORK>"),
         (str(root).lstrip("/"), "<RUN>"),
         (str(CACHE).lstrip("/"), "<CACHE>"),
-        (socket.gethostname(), "<HOST>"),
     ]
     for f in staging.glob(f"{scenario}.*"):
         name = f.name
