@@ -81,7 +81,8 @@ FAULT_RE = {
     "server-error": r"(?i)\b500\b|internal server error|internal error|server had an error|high demand",
     "unavailable": r"(?i)\b503\b|unavailable",
     "refused": r"(?i)ECONNREFUSED|connection refused|unable to connect|connection error|fetch failed|"
-    r"error sending request|ConnectionRefused|Connect(ion)?Error|network error|cannot connect|failed to connect",
+    r"error sending request|ConnectionRefused|Connect(ion)?Error|network error|cannot connect|could not connect|"
+    r"failed to connect",
     "hang": r"(?i)timed? ?out|timeout|ETIMEDOUT|deadline",
 }
 HEALTHY_RE = r"All 3 tests pass"
