@@ -870,15 +870,49 @@ def manifest_table(root: Path = FIXTURES) -> str:
 # drift
 
 
+def normalize(line: str) -> str:
+    """Forget what changes from run to run (ids, times, counters) in a fault line."""
+    line = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<UUID>", line)
+    line = re.sub(r"\b(req|msg|resp|chatcmpl|ses|prt)_?[A-Za-z0-9]{12,}", r"<\1-ID>", line)
+    line = re.sub(r"\d{4}-\d\d-\d\dT[\d:.\-]+Z?", "<TS>", line)
+    line = re.sub(r"\b\d+(\.\d+)?\s?(ms|s|seconds?)\b", "<N>s", line)
+    line = re.sub(r"\b\d{4,}\b", "<N>", line)
+    return line.strip()[:200]
+
+
 def fault_lines(text: str, scenario: str) -> set[str]:
+    """The lines (or, in JSON, the string fields) that carry the fault, normalized."""
     if scenario == "healthy":
         return set()
     rx = re.compile(FAULT_RE[scenario])
     out = set()
-    for line in re.split(r"[\r\n]+", re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07", "", text)):
+
+    def strings(o, path):
+        if isinstance(o, dict):
+            for k, v in o.items():
+                yield from strings(v, f"{path}/{k}")
+        elif isinstance(o, list):
+            for v in o:
+                yield from strings(v, f"{path}/*")
+        elif isinstance(o, str):
+            yield path, o
+
+    for line in re.split(r"[\r\n]+", plain(text)):
         line = line.strip()
-        if rx.search(line) and PROMPT not in line:
-            out.add(re.sub(r"\d+(\.\d+)?s\b", "<N>s", line)[:200])
+        if not line or PROMPT in line:
+            continue
+        if line.startswith("{"):
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                obj = None
+            if obj is not None:
+                for path, val in strings(obj, ""):
+                    if rx.search(val) and PROMPT not in val:
+                        out.add(f"{path}: {normalize(val)}")
+                continue
+        if rx.search(line):
+            out.add(normalize(line))
     return out
 
 

@@ -113,5 +113,30 @@ class FixtureHelpersTest(unittest.TestCase):
         self.assertEqual(second, b'{"a":1}')
 
 
+class DriftTest(unittest.TestCase):
+    def test_reports_new_wording_new_fields_and_lost_visibility(self):
+        import contextlib
+        import io
+
+        with tempfile.TemporaryDirectory() as tmp:
+            old, new = Path(tmp, "old", "demo@1"), Path(tmp, "new", "demo@2")
+            old.mkdir(parents=True)
+            new.mkdir(parents=True)
+            (old / "overloaded.pane").write_text("● API Error: 529 Overloaded (req_fake0123456789abcdef)\n")
+            (new / "overloaded.pane").write_text("● API Error: 529 Overloaded (req_fakefedcba9876543210)\n")
+            (old / "overloaded.x.jsonl").write_text('{"type":"error","message":"529 overloaded"}\n')
+            (new / "overloaded.x.jsonl").write_text('{"type":"error","message":"529 overloaded","code":1}\n')
+            (old / "auth.pane").write_text("API Error: 401 invalid x-api-key\n")
+            (new / "auth.pane").write_text("thinking...\n")
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf):
+                drive.drift_report(Path(tmp, "old"), Path(tmp, "new"))
+            out = buf.getvalue()
+        self.assertNotIn("overloaded.pane", out)  # only a request id changed
+        self.assertIn("+ overloaded.x.jsonl: new JSON field /code", out)
+        self.assertIn("! auth.pane: fault visible True -> False", out)
+        self.assertIn("- auth.pane: API Error: 401 invalid x-api-key", out)
+
+
 if __name__ == "__main__":
     unittest.main()
