@@ -559,8 +559,14 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
             continue
         if scr != last:
             last, static_since = scr, time.time()
-        if scenario != "hang" and seen_at is None and done_re.search(screen_without_prompt(scr)):
-            seen_at = el
+        if scenario != "hang" and seen_at is None:
+            m = done_re.search(screen_without_prompt(scr))
+            if m:
+                seen_at = el
+                # keep the line: some CLIs show a fault only for a moment
+                text = screen_without_prompt(scr)
+                a, b = text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end())
+                note["fault_seen_line"] = text[a : b if b >= 0 else None].strip()[:240]
         if seen_at is not None and time.time() - static_since >= 6:
             break
         if el >= cap:
@@ -836,6 +842,8 @@ def write_manifest(root: Path = FIXTURES) -> Path:
                 extra.append(f"exit {note['exit']}")
             if note.get("error"):
                 extra.append("harness error: " + note["error"])
+            if note.get("fault_seen_line") and label == "tui" and scenario != "healthy":
+                extra.append(f"first fault text on screen at {note.get('fault_seen_s')}s: {note['fault_seen_line']}")
             if note.get("requests"):
                 extra.append("requests: " + note["requests"])
             elif scenario != "refused" and note:
