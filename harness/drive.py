@@ -370,6 +370,7 @@ def scrub(data: bytes, subs: list[tuple[str, str]]) -> bytes:
         if old:
             text = text.replace(old, new)
     text = re.sub(r"fsh-[A-Za-z0-9_]{8}", "<RUNS>", text)
+    text = re.sub(r"fsrun-[A-Za-z0-9_]{8}", "<RUN>", text)
     text = re.sub(r"\b(?:%s)-(?:%s)-[A-Za-z0-9_]{8}\b" % ("|".join(CLIS), "|".join(SCENARIOS)), "<RUN>", text)
     text = re.sub(r"(?<![\w.<])/root(?=/)", "<USERHOME>", text)
     text = re.sub(r"/root(?=/(?:\.\.\.|\.cache|\.local|\.config|\.npm)/)", "<USERHOME>", text)
@@ -723,7 +724,6 @@ def run_inner(args) -> int:
         staging.mkdir(parents=True, exist_ok=True)
         out.mkdir(parents=True, exist_ok=True)
         meta_path = out / "runs.json"
-        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
         for scenario in scenarios:
             for mode in modes:
                 jobs = []
@@ -732,7 +732,9 @@ def run_inner(args) -> int:
                 else:
                     jobs += [("headless", v, a, f) for v, a, f in CLIS[cli][2]]
                 for kind, variant, argv_t, form in jobs:
-                    root = Path(tempfile.mkdtemp(prefix=f"{cli}-{scenario}-", dir=work_root))
+                    # no scenario in the name: CLIs show the working directory, and the
+                    # name must not look like fault text on screen
+                    root = Path(tempfile.mkdtemp(prefix="fsrun-", dir=work_root))
                     label = "tui" if kind == "tui" else variant
                     print(f"run {cli}@{spec['version']} {scenario} {label} ...", flush=True)
                     try:
@@ -744,9 +746,12 @@ def run_inner(args) -> int:
                         raise
                     except Exception as e:  # keep going with the next run
                         note = {"error": f"{type(e).__name__}: {e}"}
+                    note = json.loads(scrub(json.dumps(note).encode(), path_subs(root)).decode())
                     print(f"    {json.dumps(note)}", flush=True)
-                    meta[f"{scenario}.{label}"] = note
                     publish(staging, out, scenario, label, root)
+                    # re-read: another --run may have written notes for other scenarios meanwhile
+                    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+                    meta[f"{scenario}.{label}"] = note
                     meta_path.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
                     if not args.keep:
                         shutil.rmtree(root, ignore_errors=True)
@@ -772,17 +777,29 @@ def cut_fixture(name: str, data: bytes) -> bytes:
 
 def recut(root: Path = FIXTURES) -> None:
     for f in sorted(root.glob("*@*/*")):
-        if f.name == "runs.json":
-            continue
         data = f.read_bytes()
-        new = cut_fixture(f.name, scrub(data, []))
+        clean = scrub(data, [(str(CACHE), "<CACHE>")])
+        new = clean if f.name == "runs.json" else cut_fixture(f.name, clean)
         if new != data:
             f.write_bytes(new)
 
 
 def publish(staging: Path, out: Path, scenario: str, label: str, root: Path):
     """Scrub, cut and move one run's files from staging to the fixture dir."""
-    subs = [
+    subs = path_subs(root)
+    for f in staging.glob(f"{scenario}.*"):
+        name = f.name
+        mine = name.startswith(f"{scenario}.{label}.") or (
+            label == "tui" and (name in (f"{scenario}.pane", f"{scenario}.raw") or ".pane.t" in name)
+        )
+        if not mine:
+            continue
+        (out / name).write_bytes(cut_fixture(name, scrub(f.read_bytes(), subs)))
+        f.unlink()
+
+
+def path_subs(root: Path) -> list[tuple[str, str]]:
+    return [
         (str(root / "home" / "tmp"), "<TMP>"),
         (str(root / "work"), "<WORK>"),
         (re.sub(r"[^A-Za-z0-9]", "-", str(root / "work")), "<WORK_SLUG>"),
@@ -793,15 +810,6 @@ def publish(staging: Path, out: Path, scenario: str, label: str, root: Path):
         (str(root).lstrip("/"), "<RUN>"),
         (str(CACHE).lstrip("/"), "<CACHE>"),
     ]
-    for f in staging.glob(f"{scenario}.*"):
-        name = f.name
-        mine = name.startswith(f"{scenario}.{label}.") or (
-            label == "tui" and (name in (f"{scenario}.pane", f"{scenario}.raw") or ".pane.t" in name)
-        )
-        if not mine:
-            continue
-        (out / name).write_bytes(cut_fixture(name, scrub(f.read_bytes(), subs)))
-        f.unlink()
 
 
 # ---------------------------------------------------------------------------
