@@ -74,7 +74,7 @@ EXPECT = {
 # waiting early). Deliberately loose; `notes` say what was actually seen.
 FAULT_RE = {
     "overloaded": r"(?i)overload|\b529\b|\b503\b|UNAVAILABLE|at capacity",
-    "rate-limit": r"(?i)\b429\b|rate.?limit(?!s\b)|too many requests|RESOURCE_EXHAUSTED",
+    "rate-limit": r"(?i)\b429\b|rate.?limit(?!s\b)|too many requests|RESOURCE_EXHAUSTED|resource has been exhausted",
     "quota": r"(?i)quota|credit balance|billing",
     "auth": r"(?i)\b401\b|unauthori[sz]ed|authentication.?(error|failed)|invalid.{0,20}api.?key|api key not valid|"
     r"incorrect api key|UNAUTHENTICATED",
