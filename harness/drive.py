@@ -75,7 +75,7 @@ EXPECT = {
 FAULT_RE = {
     "overloaded": r"(?i)overload|\b529\b|\b503\b|UNAVAILABLE|at capacity",
     "rate-limit": r"(?i)\b429\b|rate.?limit(?!s\b)|too many requests|RESOURCE_EXHAUSTED|resource has been exhausted",
-    "quota": r"(?i)quota|credit balance|billing",
+    "quota": r"(?i)quota|credit balance|plan and billing|billing details",
     "auth": r"(?i)\b401\b|unauthori[sz]ed|authentication.?(error|failed)|invalid.{0,20}api.?key|api key not valid|"
     r"incorrect api key|UNAUTHENTICATED",
     "server-error": r"(?i)\b500\b|internal server error|internal error|server had an error|high demand",
