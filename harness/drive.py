@@ -83,7 +83,7 @@ FAULT_RE = {
     "refused": r"(?i)ECONNREFUSED|connection refused|unable to connect|connection error|fetch failed|"
     r"error sending request|ConnectionRefused|Connect(ion)?Error|network error|cannot connect|could not connect|"
     r"failed to connect",
-    "hang": r"(?i)timed? ?out|timeout|ETIMEDOUT|deadline",
+    "hang": r"(?i)timed out|ETIMEDOUT|deadline exceeded|request timeout|timeout error|API error · retrying",
 }
 HEALTHY_RE = r"All 3 tests pass"
 
@@ -388,8 +388,24 @@ def scrub(data: bytes, subs: list[tuple[str, str]]) -> bytes:
 
 
 def shorten_records(data: bytes, line_max: int = 4096, str_max: int = 800) -> bytes:
-    """In JSON Lines, shorten the long strings of oversized records (tool lists,
-    system prompts, attachments) so that the 64 KiB tail keeps whole records."""
+    """In JSON Lines, shorten the long strings and lists of oversized records (tool
+    lists, system prompts, attachments) so that the tail keeps whole records. A record
+    still over 16 KiB keeps only its top-level scalar fields."""
+
+    def cut(o, smax, lmax):
+        if isinstance(o, str) and len(o) > smax:
+            return o[: smax // 2] + f"…[harness: {len(o) - smax // 2} chars cut]"
+        if isinstance(o, list):
+            if len(o) > lmax:
+                o = o[:lmax] + [f"…[harness: {len(o) - lmax} items cut]"]
+            return [cut(v, smax, lmax) for v in o]
+        if isinstance(o, dict):
+            return {k: cut(v, smax, lmax) for k, v in o.items()}
+        return o
+
+    def dump(o) -> bytes:
+        return json.dumps(o, ensure_ascii=False, separators=(",", ":")).encode()
+
     out = []
     for line in data.split(b"\n"):
         if len(line) > line_max:
@@ -398,19 +414,14 @@ def shorten_records(data: bytes, line_max: int = 4096, str_max: int = 800) -> by
             except ValueError:
                 out.append(line)
                 continue
-
-            def cut(o):
-                if isinstance(o, str) and len(o) > str_max:
-                    return o[: str_max // 2] + f"…[harness: {len(o) - str_max // 2} chars cut]"
-                if isinstance(o, list):
-                    if len(o) > 40:
-                        o = o[:40] + [f"…[harness: {len(o) - 40} items cut]"]
-                    return [cut(v) for v in o]
-                if isinstance(o, dict):
-                    return {k: cut(v) for k, v in o.items()}
-                return o
-
-            line = json.dumps(cut(obj), ensure_ascii=False, separators=(",", ":")).encode()
+            new = dump(cut(obj, str_max, 40))
+            if len(new) > 4 * line_max:
+                new = dump(cut(obj, 200, 10))
+            if len(new) > 4 * line_max and isinstance(obj, dict):
+                stub = {k: v for k, v in obj.items() if not isinstance(v, (dict, list))}
+                stub["harness_cut"] = f"{len(line)} bytes; nested fields dropped"
+                new = dump(cut(stub, str_max, 40))
+            line = new
         out.append(line)
     return b"\n".join(out)
 
