@@ -369,6 +369,8 @@ def scrub(data: bytes, subs: list[tuple[str, str]]) -> bytes:
     for old, new in subs:
         if old:
             text = text.replace(old, new)
+    # CLIs that try to reach a package registry at start log its address: not kept
+    text = re.sub(r"\bhttps?://registry\.[A-Za-z0-9.-]+", "<REGISTRY>", text)
     text = re.sub(r"fsh-[A-Za-z0-9_]{8}", "<RUNS>", text)
     text = re.sub(r"fsrun-[A-Za-z0-9_]{8}", "<RUN>", text)
     text = re.sub(r"\b(?:%s)-(?:%s)-[A-Za-z0-9_]{8}\b" % ("|".join(CLIS), "|".join(SCENARIOS)), "<RUN>", text)
