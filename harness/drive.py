@@ -1,0 +1,1090 @@
+#!/usr/bin/env python3
+"""Drive real coding-agent CLIs against the fake provider and keep what they print.
+
+    python3 harness/drive.py --install                 # npm install the pins (needs the registry)
+    python3 harness/drive.py --run [--cli C]... [--scenario S]... [--mode tui|headless]
+    python3 harness/drive.py --manifest                # rebuild testdata/clients/manifest.tsv
+    python3 harness/drive.py --drift [--latest] [--cli C] [--scenario S]
+
+`--run` re-executes this script under `unshare --net --mount`: inside, only the
+loopback interface exists. Every launch of a third-party CLI goes through
+`launch_guard()`, which refuses to start anything when /sys/class/net (sysfs
+remounted for the new namespace) or /proc/self/net/dev shows an interface other
+than `lo`. See harness/README.md.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+FIXTURES = REPO / "testdata" / "clients"
+CACHE = Path(os.environ.get("FAULTSIFT_HARNESS_CACHE", Path.home() / ".cache" / "faultsift-harness"))
+NETDIR = "/sys/class/net"
+PROCNET = "/proc/self/net/dev"
+TAIL = 64 * 1024
+
+SCENARIOS = [
+    "healthy",
+    "overloaded",
+    "rate-limit",
+    "auth",
+    "server-error",
+    "unavailable",
+    "refused",
+    "hang",
+    "quota",
+]
+DEFAULT_SCENARIOS = [s for s in SCENARIOS if s != "quota"]
+HANG_MARKS = (10, 30, 60, 90)
+CAP_S = 90
+CAP = int(os.environ.get("FAULTSIFT_HARNESS_CAP", CAP_S))  # --cap sets it for the inner process
+PROMPT = "Reply with one short sentence: what is 2+2?"
+
+# What an orchestrator should do, and the kind, per scenario (README explains).
+EXPECT = {
+    "healthy": ("charge", "none"),
+    "overloaded": ("pause", "overloaded_5xx"),
+    "rate-limit": ("retry", "rate_limit"),
+    "quota": ("pause", "quota_usage_limit"),
+    "auth": ("pause", "auth"),
+    "server-error": ("retry", "server_5xx"),
+    "unavailable": ("pause", "server_5xx"),
+    "refused": ("pause", "connection"),
+    "hang": ("retry", "timeout"),
+}
+
+# Text that shows the fault reached the output (used for `visible`, and to stop
+# waiting early). Deliberately loose; `notes` say what was actually seen.
+FAULT_RE = {
+    "overloaded": r"(?i)overload|\b529\b|\b503\b|UNAVAILABLE|at capacity",
+    "rate-limit": r"(?i)\b429\b|rate.?limit(?!s\b)|too many requests|RESOURCE_EXHAUSTED|resource has been exhausted",
+    "quota": r"(?i)quota|credit balance|plan and billing|billing details",
+    "auth": r"(?i)\b401\b|unauthori[sz]ed|authentication.?(error|failed)|invalid.{0,20}api.?key|api key not valid|"
+    r"incorrect api key|UNAUTHENTICATED",
+    "server-error": r"(?i)\b500\b|internal server error|internal error|server had an error|high demand",
+    "unavailable": r"(?i)\b503\b|unavailable",
+    "refused": r"(?i)ECONNREFUSED|connection refused|unable to connect|connection error|fetch failed|"
+    r"error sending request|ConnectionRefused|Connect(ion)?Error|network error|cannot connect|could not connect|"
+    r"failed to connect",
+    "hang": r"(?i)timed out|ETIMEDOUT|deadline exceeded|request timeout|timeout error|API error · retrying",
+}
+HEALTHY_RE = r"All 3 tests pass"
+
+
+class NotIsolated(RuntimeError):
+    """Raised instead of starting a CLI outside a loopback-only namespace."""
+
+
+# ---------------------------------------------------------------------------
+# the safety guard
+
+
+def net_interfaces(netdir: str = NETDIR, procnet: str = PROCNET) -> tuple[list[str], list[str]]:
+    sysfs = sorted(os.listdir(netdir)) if os.path.isdir(netdir) else []
+    proc = []
+    try:
+        with open(procnet, encoding="ascii", errors="replace") as fh:
+            for line in fh.readlines()[2:]:
+                if ":" in line:
+                    proc.append(line.split(":", 1)[0].strip())
+    except OSError:
+        pass
+    return sysfs, sorted(proc)
+
+
+def assert_loopback_only(netdir: str = NETDIR, procnet: str = PROCNET) -> None:
+    sysfs, proc = net_interfaces(netdir, procnet)
+    if sysfs != ["lo"] or proc != ["lo"]:
+        raise NotIsolated(
+            "refusing to start a CLI: network interfaces other than loopback are visible "
+            f"({netdir}: {sysfs or 'none'}; {procnet}: {proc or 'none'}). "
+            "Run through `drive.py --run`, which enters a loopback-only namespace."
+        )
+
+
+def launch_guard(argv, netdir: str = NETDIR, procnet: str = PROCNET, **popen_kw) -> subprocess.Popen:
+    """The only way this script starts a third-party CLI (directly or via tmux)."""
+    assert_loopback_only(netdir, procnet)
+    return subprocess.Popen(argv, **popen_kw)
+
+
+# ---------------------------------------------------------------------------
+# versions and install
+
+
+def load_versions(path: Path = HERE / "versions.toml") -> dict:
+    with open(path, "rb") as fh:
+        return tomllib.load(fh)
+
+
+def pkg_dir(package: str, version: str) -> Path:
+    return CACHE / "pkg" / f"{package.replace('/', '+')}@{version}"
+
+
+def install(versions: dict, only=None) -> None:
+    items = [("node", versions["node"])] + [(k, v) for k, v in versions["cli"].items()]
+    for name, spec in items:
+        if only and name != "node" and name not in only:
+            continue
+        d = pkg_dir(spec["package"], spec["version"])
+        marker = d / "node_modules" / spec["package"] / "package.json"
+        if marker.exists():
+            print(f"install: {spec['package']}@{spec['version']} already in cache")
+            continue
+        d.mkdir(parents=True, exist_ok=True)
+        print(f"install: {spec['package']}@{spec['version']}", flush=True)
+        subprocess.run(
+            ["npm", "install", "--prefix", str(d), "--no-audit", "--no-fund", "--loglevel=error",
+             f"{spec['package']}@{spec['version']}"],
+            check=True,
+        )
+
+
+def latest_versions(versions: dict) -> dict:
+    out = json.loads(json.dumps(versions))
+    for spec in out["cli"].values():
+        r = subprocess.run(["npm", "view", spec["package"], "version"], capture_output=True, text=True)
+        if r.returncode == 0 and r.stdout.strip():
+            spec["version"] = r.stdout.strip().splitlines()[-1]
+    return out
+
+
+def node_bin_dir(versions: dict) -> Path:
+    n = versions["node"]
+    return pkg_dir(n["package"], n["version"]) / "node_modules" / n["package"] / "bin"
+
+
+def cli_bin(spec: dict) -> Path:
+    return pkg_dir(spec["package"], spec["version"]) / "node_modules" / ".bin" / spec["bin"]
+
+
+# ---------------------------------------------------------------------------
+# per-CLI wiring: files under the fresh HOME, environment, command lines
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+CLAUDE_KEY = "sk-ant-fake-anthropic-key-0000"
+
+
+def setup_claude(home: Path, work: Path, base: str) -> dict:
+    _write(
+        home / ".claude.json",
+        json.dumps(
+            {
+                "hasCompletedOnboarding": True,
+                "lastOnboardingVersion": "9.9.9",
+                "theme": "dark",
+                "bypassPermissionsModeAccepted": True,
+                "customApiKeyResponses": {"approved": [CLAUDE_KEY[-20:]], "rejected": []},
+                "projects": {str(work): {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True,
+                                         "allowedTools": []}},
+            }
+        ),
+    )
+    _write(home / ".claude" / "settings.json", json.dumps({"autoUpdates": False}))
+    return {
+        "ANTHROPIC_BASE_URL": base,
+        "ANTHROPIC_API_KEY": CLAUDE_KEY,
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "CLAUDE_CODE_MAX_RETRIES": "3",
+        "API_TIMEOUT_MS": "60000",
+    }
+
+
+def setup_codex(home: Path, work: Path, base: str) -> dict:
+    _write(
+        home / ".codex" / "config.toml",
+        f"""model = "fake-model-1"
+model_provider = "fake"
+approval_policy = "never"
+sandbox_mode = "read-only"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "Fake provider"
+base_url = "{base}/v1"
+env_key = "FAKE_OPENAI_API_KEY"
+wire_api = "responses"
+request_max_retries = 2
+stream_max_retries = 2
+stream_idle_timeout_ms = 60000
+
+[projects."{work}"]
+trust_level = "trusted"
+
+[analytics]
+enabled = false
+""",
+    )
+    return {"FAKE_OPENAI_API_KEY": "sk-fake-openai-key-0000", "CODEX_HOME": str(home / ".codex")}
+
+
+def setup_gemini(home: Path, work: Path, base: str) -> dict:
+    settings = {
+        "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+        "general": {"disableAutoUpdate": True, "disableUpdateNag": True, "enableAutoUpdate": False,
+                    "enableAutoUpdateNotification": False, "maxAttempts": 3},
+        "privacy": {"usageStatisticsEnabled": False},
+        "model": {"name": "gemini-2.5-flash"},
+        "ui": {"hideTips": True, "hideBanner": False},
+        "ide": {"enabled": False},
+    }
+    _write(home / ".gemini" / "settings.json", json.dumps(settings, indent=1))
+    return {
+        "GOOGLE_GEMINI_BASE_URL": base,
+        "GEMINI_API_KEY": "fake-gemini-key-0000",
+        "GEMINI_CLI_NO_RELAUNCH": "true",
+    }
+
+
+def setup_qwen(home: Path, work: Path, base: str) -> dict:
+    settings = {
+        "security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}},
+        "general": {"disableAutoUpdate": True, "disableUpdateNag": True, "enableAutoUpdate": False},
+        "privacy": {"usageStatisticsEnabled": False},
+        "model": {"name": "fake-model-1", "generationConfig": {"maxRetries": 2}},
+        "ide": {"enabled": False},
+    }
+    _write(home / ".qwen" / "settings.json", json.dumps(settings, indent=1))
+    return {
+        "OPENAI_BASE_URL": base + "/v1",
+        "OPENAI_API_KEY": "sk-fake-qwen-key-0000",
+        "OPENAI_MODEL": "fake-model-1",
+        "QWEN_DEFAULT_AUTH_TYPE": "openai",
+    }
+
+
+def setup_opencode(home: Path, work: Path, base: str) -> dict:
+    cfg = {
+        "$schema": "https://opencode.ai/config.json",
+        "autoupdate": False,
+        "share": "disabled",
+        "model": "fake/fake-model-1",
+        "provider": {
+            "fake": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Fake provider",
+                "options": {"baseURL": base + "/v1", "apiKey": "sk-fake-opencode-key-0000"},
+                "models": {"fake-model-1": {"name": "Fake Model 1"}},
+            }
+        },
+    }
+    _write(home / ".config" / "opencode" / "opencode.json", json.dumps(cfg, indent=1))
+    return {"OPENCODE_DISABLE_AUTOUPDATE": "true", "OPENCODE_DISABLE_MODELS_FETCH": "true",
+            "OPENCODE_DISABLE_SHARE": "true"}
+
+
+def setup_copilot(home: Path, work: Path, base: str) -> dict:
+    return {
+        "COPILOT_PROVIDER_BASE_URL": base + "/v1",
+        "COPILOT_PROVIDER_TYPE": "openai",
+        "COPILOT_PROVIDER_API_KEY": "sk-fake-copilot-key-0000",
+        "COPILOT_MODEL": "fake-model-1",
+        "COPILOT_OFFLINE": "true",
+        "COPILOT_AUTO_UPDATE": "false",
+        "COPILOT_ALLOW_ALL": "true",
+    }
+
+
+# name -> (setup, tui argv, [(variant, argv, stdout form)], transcript globs under HOME)
+CLIS = {
+    "claude": (
+        setup_claude,
+        ["{bin}", PROMPT],
+        [("stream-json", ["{bin}", "-p", PROMPT, "--output-format", "stream-json", "--verbose"], "jsonl")],
+        [".claude/projects/*/*.jsonl"],
+    ),
+    "codex": (
+        setup_codex,
+        ["{bin}", PROMPT],
+        [("exec-json", ["{bin}", "exec", "--json", "--skip-git-repo-check", PROMPT], "jsonl")],
+        [".codex/sessions/**/*.jsonl"],
+    ),
+    "gemini": (
+        setup_gemini,
+        ["{bin}", "-i", PROMPT],
+        [
+            ("json", ["{bin}", "-p", PROMPT, "--output-format", "json"], "json"),
+            ("stream-json", ["{bin}", "-p", PROMPT, "--output-format", "stream-json"], "jsonl"),
+        ],
+        [".gemini/tmp/*/chats/*.json*", ".gemini/tmp/*/chats/*/*.json*"],
+    ),
+    "qwen": (
+        setup_qwen,
+        ["{bin}", "-i", PROMPT],
+        [
+            ("text", ["{bin}", "-p", PROMPT], "stdout"),
+            ("stream-json", ["{bin}", "-p", PROMPT, "--output-format", "stream-json"], "jsonl"),
+        ],
+        [".qwen/tmp/*/chats/*.jsonl", ".qwen/projects/*/chats/*.jsonl"],
+    ),
+    "opencode": (
+        setup_opencode,
+        ["{bin}", "--prompt", PROMPT],
+        [("run-json", ["{bin}", "run", "--format", "json", PROMPT], "jsonl")],
+        [".local/share/opencode/storage/message/*/*.json", ".local/share/opencode/log/*.log",
+         ".local/share/opencode/*.db"],
+    ),
+    "copilot": (
+        setup_copilot,
+        ["{bin}", "-i", PROMPT],
+        [
+            ("text", ["{bin}", "-p", PROMPT], "stdout"),
+            ("json", ["{bin}", "-p", PROMPT, "--output-format", "json"], "jsonl"),
+        ],
+        [".copilot/session-state/*/events.jsonl"],
+    ),
+}
+
+
+# ---------------------------------------------------------------------------
+# scrubbing and cutting
+
+
+def scrub(data: bytes, subs: list[tuple[str, str]]) -> bytes:
+    text = data.decode("utf-8", errors="surrogateescape")
+    for old, new in subs:
+        if old:
+            text = text.replace(old, new)
+    # CLIs that try to reach a package registry at start log its address: not kept
+    text = re.sub(r"\bhttps?://registry\.[A-Za-z0-9.-]+", "<REGISTRY>", text)
+    text = re.sub(r"fsh-[A-Za-z0-9_]{8}", "<RUNS>", text)
+    text = re.sub(r"fsrun-[A-Za-z0-9_]{8}", "<RUN>", text)
+    text = re.sub(r"\b(?:%s)-(?:%s)-[A-Za-z0-9_]{8}\b" % ("|".join(CLIS), "|".join(SCENARIOS)), "<RUN>", text)
+    text = re.sub(r"(?<![\w.<])/root(?=/)", "<USERHOME>", text)
+    text = re.sub(r"/root(?=/(?:\.\.\.|\.cache|\.local|\.config|\.npm)/)", "<USERHOME>", text)
+    host = socket.gethostname()
+    if len(host) >= 4:
+        text = re.sub(r"(?<![\w.-])%s(?![\w-])" % re.escape(host), "<HOST>", text)
+    text = re.sub(r"127\.0\.0\.1:\d{2,5}", "127.0.0.1:<PORT>", text)
+    text = re.sub(r"localhost:\d{2,5}", "localhost:<PORT>", text)
+    text = re.sub(r"\bsk-[A-Za-z0-9_\-*]{8,}", "<FAKE_KEY>", text)
+    text = re.sub(r"\bfake-[a-z]+-key-0000\b", "<FAKE_KEY>", text)
+    text = re.sub(r"\bAIza[0-9A-Za-z_\-]{20,}", "<KEY>", text)
+    text = re.sub(r"\bgh[pousr]_[A-Za-z0-9]{20,}", "<TOKEN>", text)
+    text = re.sub(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{12,}", r"\1<TOKEN>", text)
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+def shorten_records(data: bytes, line_max: int = 4096, str_max: int = 800) -> bytes:
+    """In JSON Lines, shorten the long strings and lists of oversized records (tool
+    lists, system prompts, attachments) so that the tail keeps whole records. A record
+    still over 16 KiB keeps only its top-level scalar fields."""
+
+    def cut(o, smax, lmax):
+        if isinstance(o, str) and len(o) > smax:
+            return o[: smax // 2] + f"…[harness: {len(o) - smax // 2} chars cut]"
+        if isinstance(o, list):
+            if len(o) > lmax:
+                o = o[:lmax] + [f"…[harness: {len(o) - lmax} items cut]"]
+            return [cut(v, smax, lmax) for v in o]
+        if isinstance(o, dict):
+            return {k: cut(v, smax, lmax) for k, v in o.items()}
+        return o
+
+    def dump(o) -> bytes:
+        return json.dumps(o, ensure_ascii=False, separators=(",", ":")).encode()
+
+    out = []
+    for line in data.split(b"\n"):
+        if len(line) > line_max:
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                out.append(line)
+                continue
+            new = dump(cut(obj, str_max, 40))
+            if len(new) > 4 * line_max:
+                new = dump(cut(obj, 200, 10))
+            if len(new) > 4 * line_max and isinstance(obj, dict):
+                stub = {k: v for k, v in obj.items() if not isinstance(v, (dict, list))}
+                stub["harness_cut"] = f"{len(line)} bytes; nested fields dropped"
+                new = dump(cut(stub, str_max, 40))
+            line = new
+        out.append(line)
+    return b"\n".join(out)
+
+
+ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
+
+
+def plain(text: str) -> str:
+    """Text without escape sequences, for the loose `visible` check."""
+    return ANSI_RE.sub(" ", text)
+
+
+def tail_at_line(data: bytes, limit: int = TAIL) -> bytes:
+    if len(data) <= limit:
+        return data
+    cut = data[-limit:]
+    for sep in (b"\n", b"\r"):
+        i = cut.find(sep)
+        if 0 <= i < len(cut) - 1:
+            return cut[i + 1 :]
+    return cut
+
+
+# ---------------------------------------------------------------------------
+# one run (inside the namespace)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Provider:
+    def __init__(self, scenario: str, logdir: Path):
+        self.scenario = scenario
+        self.proc = None
+        self.log = logdir / "provider.log"
+        if scenario == "refused":
+            self.port = free_port()  # nothing will listen there
+            return
+        pf = logdir / "port"
+        self.proc = subprocess.Popen(
+            [sys.executable, str(HERE / "fake_provider.py"), "--port", "0", "--scenario", scenario,
+             "--log", str(self.log), "--port-file", str(pf)],
+            stdout=subprocess.DEVNULL,
+            stderr=open(logdir / "provider.stderr", "wb"),
+        )
+        for _ in range(100):
+            if pf.exists() and pf.read_text().strip():
+                break
+            time.sleep(0.05)
+        self.port = int(pf.read_text())
+
+    def requests(self) -> list[dict]:
+        try:
+            return [json.loads(x) for x in self.log.read_text().splitlines() if x.strip()]
+        except OSError:
+            return []
+
+    def stop(self):
+        if self.proc:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def base_env(home: Path, versions: dict) -> dict:
+    env = {
+        "HOME": str(home),
+        "USER": "user",
+        "LOGNAME": "user",
+        "PATH": f"{node_bin_dir(versions)}:/usr/local/bin:/usr/bin:/bin",
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "TMPDIR": str(home / "tmp"),
+        "NO_UPDATE_NOTIFIER": "1",
+        "COLORTERM": "truecolor",
+    }
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    return env
+
+
+def make_workdir(root: Path) -> Path:
+    work = root / "work"
+    work.mkdir(parents=True)
+    (work / "README.md").write_text("# demo\n\nA tiny project for the faultsift harness.\n")
+    return work
+
+
+def tmux(sock: str, *args, check=True, capture=False):
+    r = subprocess.run(["tmux", "-L", sock, *args], capture_output=True, text=True)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"tmux {' '.join(args)}: {r.stderr.strip()}")
+    return r.stdout if capture else r
+
+
+def capture(sock: str) -> str:
+    return tmux(sock, "capture-pane", "-p", "-J", "-S", "-", "-t", "h:0.0", capture=True, check=False)
+
+
+def run_tui(cli, spec, scenario, root, out, versions, log):
+    setup, tui_argv, _, _ = CLIS[cli]
+    home, work = root / "home", make_workdir(root)
+    prov = Provider(scenario, root)
+    base = f"http://127.0.0.1:{prov.port}"
+    env = base_env(home, versions)
+    env.update(setup(home, work, base))
+    argv = [a.replace("{bin}", str(cli_bin(spec))) for a in tui_argv]
+    sock = f"faultsift-{os.getpid()}-{cli}-{scenario}"
+    raw = out / f"{scenario}.raw"
+    envfile = root / "env.sh"
+    envfile.write_text("".join(f"export {k}={shq(v)}\n" for k, v in env.items()))
+    script = root / "start.sh"
+    script.write_text(f"cd {shq(str(work))}\n. {shq(str(envfile))}\nsleep 1\nexec {' '.join(shq(a) for a in argv)}\n")
+    note = {}
+    t0 = time.time()
+    # tmux itself is started through the guard: the server it forks runs the CLI.
+    p = launch_guard(["tmux", "-L", sock, "-f", "/dev/null", "new-session", "-d", "-s", "h", "-x", "120", "-y", "40",
+                      "sh", str(script)], env={"PATH": env["PATH"], "TERM": "xterm-256color", "HOME": str(home),
+                                                "LANG": "C.UTF-8"})
+    p.wait()
+    tmux(sock, "set-option", "-g", "history-limit", "5000", check=False)
+    tmux(sock, "set-option", "-g", "remain-on-exit", "on", check=False)
+    tmux(sock, "pipe-pane", "-o", "-t", "h:0.0", f"cat >> {shq(str(raw))}")
+    fault = re.compile(FAULT_RE.get(scenario, HEALTHY_RE))
+    done_re = re.compile(HEALTHY_RE) if scenario == "healthy" else fault
+    last, static_since, seen_at = None, time.time(), None
+    marks = list(HANG_MARKS) if scenario == "hang" else []
+    cap = CAP
+    while True:
+        time.sleep(1)
+        el = time.time() - t0
+        scr = capture(sock)
+        if marks and el >= marks[0]:
+            (out / f"{scenario}.pane.t{marks[0]:03d}").write_text(scr)
+            marks.pop(0)
+            if not marks:
+                break
+            continue
+        if scr != last:
+            last, static_since = scr, time.time()
+        if scenario != "hang" and seen_at is None:
+            m = done_re.search(screen_without_prompt(scr))
+            if m:
+                seen_at = el
+                # keep the line: some CLIs show a fault only for a moment
+                text = screen_without_prompt(scr)
+                a, b = text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end())
+                note["fault_seen_line"] = text[a : b if b >= 0 else None].strip()[:240]
+        if seen_at is not None and time.time() - static_since >= 6:
+            break
+        if el >= cap:
+            note["capped"] = cap
+            break
+        dead = tmux(sock, "display-message", "-p", "-t", "h:0.0", "#{pane_dead}", capture=True, check=False)
+        if dead.strip() == "1" and time.time() - static_since >= 2:
+            note["exited"] = True
+            break
+    final = capture(sock)
+    (out / f"{scenario}.pane").write_text(final)
+    tmux(sock, "kill-server", check=False)
+    note["elapsed_s"] = round(time.time() - t0)
+    note["fault_seen_s"] = None if seen_at is None else round(seen_at)
+    collect_transcripts(cli, home, out, scenario, "tui")
+    note["requests"] = summarize_requests(prov.requests())
+    prov.stop()
+    return note
+
+
+def screen_without_prompt(scr: str) -> str:
+    return scr.replace(PROMPT, "")
+
+
+def run_headless(cli, spec, scenario, root, out, versions, variant, argv_t, form):
+    setup = CLIS[cli][0]
+    home, work = root / "home", make_workdir(root)
+    prov = Provider(scenario, root)
+    base = f"http://127.0.0.1:{prov.port}"
+    env = base_env(home, versions)
+    env.update(setup(home, work, base))
+    env["TERM"] = "dumb"
+    argv = [a.replace("{bin}", str(cli_bin(spec))) for a in argv_t]
+    so = out / f"{scenario}.{variant}.{form}"
+    se = out / f"{scenario}.{variant}.stderr"
+    cap = min(60, CAP) if scenario == "hang" else CAP
+    t0 = time.time()
+    with open(so, "wb") as fo, open(se, "wb") as fe:
+        p = launch_guard(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
+                         start_new_session=True)
+        note = {}
+        try:
+            note["exit"] = p.wait(cap)
+        except subprocess.TimeoutExpired:
+            note["capped"] = cap
+            os.killpg(p.pid, signal.SIGTERM)
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+    note["elapsed_s"] = round(time.time() - t0)
+    collect_transcripts(cli, home, out, scenario, variant)
+    note["requests"] = summarize_requests(prov.requests())
+    prov.stop()
+    return note
+
+
+def summarize_requests(reqs: list[dict]) -> str:
+    counts: dict[str, int] = {}
+    for r in reqs:
+        key = f"{r['method']} {r['path'].split('?')[0]} {r.get('status')}"
+        counts[key] = counts.get(key, 0) + 1
+    return "; ".join(f"{k} x{v}" for k, v in counts.items())
+
+
+def collect_transcripts(cli, home: Path, out: Path, scenario: str, tag: str):
+    files = []
+    for pat in CLIS[cli][3]:
+        files += [Path(p) for p in glob.glob(str(home / pat), recursive=True)]
+    files = sorted(set(files), key=lambda p: p.stat().st_mtime)
+    if not files:
+        return
+    if cli == "opencode":
+        # >= 1.2 keeps sessions in SQLite: dump the message and part rows as JSON lines
+        dbs = [f for f in files if f.suffix == ".db"]
+        if dbs:
+            rows = dump_opencode_db(dbs[-1])
+            if rows:
+                (out / f"{scenario}.{tag}.transcript.jsonl").write_text("\n".join(rows) + "\n")
+        # message files (<= 1.1) are one JSON object each: keep them as JSON lines
+        msgs = [f for f in files if f.suffix == ".json"]
+        logs = [f for f in files if f.suffix == ".log"]
+        if msgs:
+            lines = []
+            for f in msgs:
+                try:
+                    lines.append(json.dumps(json.loads(f.read_text())))
+                except ValueError:
+                    pass
+            (out / f"{scenario}.{tag}.transcript.jsonl").write_text("\n".join(lines) + "\n")
+        if logs:
+            shutil.copy(logs[-1], out / f"{scenario}.{tag}.log")
+        return
+    src = files[-1]
+    dest = out / f"{scenario}.{tag}.transcript{''.join(src.suffixes[-1:]) or '.jsonl'}"
+    if dest.suffix == ".json":
+        dest = dest.with_suffix(".json")
+    shutil.copy(src, dest)
+
+
+def dump_opencode_db(db: Path) -> list[str]:
+    import sqlite3
+
+    rows = []
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        tables = [r[0] for r in con.execute("select name from sqlite_master where type='table'")]
+        for table in ("session", "message", "part"):
+            if table not in tables:
+                continue
+            cur = con.execute(f"select * from {table}")
+            cols = [c[0] for c in cur.description]
+            for r in cur.fetchall():
+                rec = {"table": table}
+                for c, v in zip(cols, r):
+                    if isinstance(v, str) and v[:1] in "{[":
+                        try:
+                            v = json.loads(v)
+                        except ValueError:
+                            pass
+                    if isinstance(v, bytes):
+                        v = v.decode("utf-8", "replace")
+                    rec[c] = v
+                rows.append(json.dumps(rec, ensure_ascii=False))
+    finally:
+        con.close()
+    rows.sort(key=lambda x: json.loads(x).get("time_created") or 0)
+    return rows
+
+
+def shq(s: str) -> str:
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+def run_inner(args) -> int:
+    # We are in fresh net + mount namespaces: give sysfs our view, bring lo up.
+    subprocess.run(["mount", "-t", "sysfs", "sysfs", "/sys"], check=True)
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    assert_loopback_only()
+    versions = json.loads(args.versions_json) if args.versions_json else load_versions()
+    dest_root = Path(args.dest) if args.dest else FIXTURES
+    clis = args.cli or list(CLIS)
+    scenarios = args.scenario or DEFAULT_SCENARIOS
+    modes = [args.mode] if args.mode else ["tui", "headless"]
+    work_root = Path(tempfile.mkdtemp(prefix="fsh-", dir=str(CACHE / "runs") if (CACHE / "runs").is_dir() else None))
+    for cli in clis:
+        spec = versions["cli"][cli]
+        if not cli_bin(spec).exists():
+            print(f"skip {cli}: {cli_bin(spec)} missing (run --install)", flush=True)
+            continue
+        out = dest_root / f"{cli}@{spec['version']}"
+        staging = work_root / f"{cli}@{spec['version']}"
+        staging.mkdir(parents=True, exist_ok=True)
+        out.mkdir(parents=True, exist_ok=True)
+        meta_path = out / "runs.json"
+        for scenario in scenarios:
+            for mode in modes:
+                jobs = []
+                if mode == "tui":
+                    jobs.append(("tui", None, None, None))
+                else:
+                    jobs += [("headless", v, a, f) for v, a, f in CLIS[cli][2]]
+                for kind, variant, argv_t, form in jobs:
+                    # no scenario in the name: CLIs show the working directory, and the
+                    # name must not look like fault text on screen
+                    root = Path(tempfile.mkdtemp(prefix="fsrun-", dir=work_root))
+                    label = "tui" if kind == "tui" else variant
+                    print(f"run {cli}@{spec['version']} {scenario} {label} ...", flush=True)
+                    try:
+                        if kind == "tui":
+                            note = run_tui(cli, spec, scenario, root, staging, versions, None)
+                        else:
+                            note = run_headless(cli, spec, scenario, root, staging, versions, variant, argv_t, form)
+                    except NotIsolated:
+                        raise
+                    except Exception as e:  # keep going with the next run
+                        note = {"error": f"{type(e).__name__}: {e}"}
+                    note = json.loads(scrub(json.dumps(note).encode(), path_subs(root)).decode())
+                    print(f"    {json.dumps(note)}", flush=True)
+                    publish(staging, out, scenario, label, root)
+                    # re-read: another --run may have written notes for other scenarios meanwhile
+                    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+                    meta[f"{scenario}.{label}"] = note
+                    meta_path.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+                    if not args.keep:
+                        shutil.rmtree(root, ignore_errors=True)
+    write_manifest(dest_root)
+    print(f"fixtures in {dest_root}")
+    return 0
+
+
+def size_limit(name: str) -> int:
+    """Bytes kept of a fixture: the last 64 KiB, and 32 KiB of the bulky kinds
+    (raw terminal streams, stderr with stack traces, transcripts) to keep the
+    whole of testdata/clients well under 5 MB."""
+    if name.endswith((".raw", ".stderr", ".log")) or ".transcript." in name:
+        return TAIL // 2
+    return TAIL
+
+
+def cut_fixture(name: str, data: bytes) -> bytes:
+    if "json" in name:
+        data = shorten_records(data)
+    return tail_at_line(data, size_limit(name))
+
+
+def recut(root: Path = FIXTURES) -> None:
+    for f in sorted(root.glob("*@*/*")):
+        data = f.read_bytes()
+        clean = scrub(data, [(str(CACHE), "<CACHE>")])
+        new = clean if f.name == "runs.json" else cut_fixture(f.name, clean)
+        if new != data:
+            f.write_bytes(new)
+
+
+def publish(staging: Path, out: Path, scenario: str, label: str, root: Path):
+    """Scrub, cut and move one run's files from staging to the fixture dir."""
+    subs = path_subs(root)
+    for f in staging.glob(f"{scenario}.*"):
+        name = f.name
+        mine = name.startswith(f"{scenario}.{label}.") or (
+            label == "tui" and (name in (f"{scenario}.pane", f"{scenario}.raw") or ".pane.t" in name)
+        )
+        if not mine:
+            continue
+        (out / name).write_bytes(cut_fixture(name, scrub(f.read_bytes(), subs)))
+        f.unlink()
+
+
+def path_subs(root: Path) -> list[tuple[str, str]]:
+    return [
+        (str(root / "home" / "tmp"), "<TMP>"),
+        (str(root / "work"), "<WORK>"),
+        (re.sub(r"[^A-Za-z0-9]", "-", str(root / "work")), "<WORK_SLUG>"),
+        (str(root / "home"), "<HOME>"),
+        (str(root), "<RUN>"),
+        (str(CACHE), "<CACHE>"),
+        (str(root / "work").lstrip("/"), "<WORK>"),
+        (str(root).lstrip("/"), "<RUN>"),
+        (str(CACHE).lstrip("/"), "<CACHE>"),
+    ]
+
+
+# ---------------------------------------------------------------------------
+# manifest
+
+
+def form_of(name: str, scenario: str) -> str:
+    rest = name[len(scenario) + 1 :]
+    return rest
+
+
+def write_manifest(root: Path = FIXTURES) -> Path:
+    rows = []
+    for d in sorted(p for p in root.iterdir() if p.is_dir() and "@" in p.name):
+        cli, version = d.name.split("@", 1)
+        meta = json.loads((d / "runs.json").read_text()) if (d / "runs.json").exists() else {}
+        for f in sorted(d.iterdir()):
+            if f.name == "runs.json":
+                continue
+            scenario = f.name.split(".", 1)[0]
+            if scenario not in EXPECT:
+                continue
+            form = f.name[len(scenario) + 1 :]
+            action, kind = EXPECT[scenario]
+            data = plain(tail_at_line(f.read_bytes()).decode("utf-8", errors="replace"))
+            if scenario == "healthy":
+                visible = "no"
+                answered = "answer shown" if re.search(HEALTHY_RE, data) else "answer not in this file"
+                extra = [answered]
+            else:
+                visible = "yes" if re.search(FAULT_RE[scenario], data.replace(PROMPT, "")) else "no"
+                extra = []
+            label = "tui" if form in ("pane", "raw") or form.startswith("pane.t") else form.split(".")[0]
+            note = meta.get(f"{scenario}.{label}", {})
+            if note.get("capped"):
+                extra.append(f"run capped at {note['capped']}s")
+            if "exit" in note:
+                extra.append(f"exit {note['exit']}")
+            if note.get("error"):
+                extra.append("harness error: " + note["error"])
+            if note.get("fault_seen_line") and label == "tui" and scenario != "healthy":
+                extra.append(f"first fault text on screen at {note.get('fault_seen_s')}s: {note['fault_seen_line']}")
+            if note.get("requests"):
+                extra.append("requests: " + note["requests"])
+            elif scenario != "refused" and note:
+                extra.append("no request reached the provider")
+            rows.append([f"{d.name}/{f.name}", cli, version, form, scenario, action, kind, visible,
+                         " | ".join(extra).replace("\t", " ")])
+    path = root / "manifest.tsv"
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("path\tcli\tversion\tform\tscenario\texpect_action\texpect_kind\tvisible\tnotes\n")
+        for r in rows:
+            fh.write("\t".join(r) + "\n")
+    return path
+
+
+def manifest_table(root: Path = FIXTURES) -> str:
+    """Markdown table CLI x form x scenario from manifest.tsv: Y fault visible, n not, ok healthy."""
+    rows = [r.rstrip("\n").split("\t") for r in (root / "manifest.tsv").read_text().splitlines()[1:]]
+    scen = [s for s in SCENARIOS if any(r[4] == s for r in rows)]
+    cells: dict[tuple[str, str], dict[str, str]] = {}
+    for path, cli, version, form, scenario, _a, _k, visible, notes in rows:
+        if scenario == "hang" and form.startswith("pane.t"):
+            continue
+        mark = ("ok" if "answer shown" in notes else "-") if scenario == "healthy" else ("Y" if visible == "yes" else "n")
+        cells.setdefault((f"{cli}@{version}", form), {})[scenario] = mark
+    out = ["| CLI | form | " + " | ".join(scen) + " |", "|---|---|" + "---|" * len(scen)]
+    for (cli, form), marks in sorted(cells.items()):
+        out.append(f"| {cli} | {form} | " + " | ".join(marks.get(s, "") for s in scen) + " |")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------
+# drift
+
+
+def normalize(line: str) -> str:
+    """Forget what changes from run to run (ids, times, counters) in a fault line."""
+    line = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<UUID>", line)
+    line = re.sub(r"\b(req|msg|resp|chatcmpl|ses|prt)_?[A-Za-z0-9]{12,}", r"<\1-ID>", line)
+    line = re.sub(r"\d{4}-\d\d-\d\dT[\d:.\-]+Z?", "<TS>", line)
+    line = re.sub(r"\b\d+(\.\d+)?\s?(ms|s|seconds?)\b", "<N>s", line)
+    line = re.sub(r"\b\d{4,}\b", "<N>", line)
+    return line.strip()[:200]
+
+
+def fault_lines(text: str, scenario: str) -> set[str]:
+    """The lines (or, in JSON, the string fields) that carry the fault, normalized."""
+    if scenario == "healthy":
+        return set()
+    rx = re.compile(FAULT_RE[scenario])
+    out = set()
+
+    def strings(o, path):
+        if isinstance(o, dict):
+            for k, v in o.items():
+                yield from strings(v, f"{path}/{k}")
+        elif isinstance(o, list):
+            for v in o:
+                yield from strings(v, f"{path}/*")
+        elif isinstance(o, str):
+            yield path, o
+
+    for line in re.split(r"[\r\n]+", plain(text)):
+        line = line.strip()
+        if not line or PROMPT in line:
+            continue
+        if line.startswith("{"):
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                obj = None
+            if obj is not None:
+                for path, val in strings(obj, ""):
+                    if rx.search(val) and PROMPT not in val:
+                        out.add(f"{path}: {normalize(val)}")
+                continue
+        if rx.search(line):
+            out.add(normalize(line))
+    return out
+
+
+def json_keys(text: str) -> set[str]:
+    keys = set()
+
+    def walk(o, pfx):
+        if isinstance(o, dict):
+            for k, v in o.items():
+                keys.add(pfx + "/" + k)
+                walk(v, pfx + "/" + k)
+        elif isinstance(o, list):
+            for v in o[:3]:
+                walk(v, pfx + "/*")
+
+    for line in text.splitlines():
+        try:
+            o = json.loads(line)
+        except ValueError:
+            continue
+        walk(o, "")
+    return keys
+
+
+def drift_report(old_root: Path, new_root: Path) -> int:
+    changes = 0
+    for nd in sorted(p for p in new_root.iterdir() if p.is_dir()):
+        cli = nd.name.split("@")[0]
+        olds = sorted(old_root.glob(f"{cli}@*"))
+        od = olds[-1] if olds else None
+        print(f"== {nd.name} against {od.name if od else '(no committed fixtures)'}")
+        if not od:
+            continue
+        for nf in sorted(nd.iterdir()):
+            if nf.name == "runs.json":
+                continue
+            scenario = nf.name.split(".", 1)[0]
+            of = od / nf.name
+            new = nf.read_text(errors="replace")
+            if not of.exists():
+                print(f"  + {nf.name}: new file")
+                changes += 1
+                continue
+            old = of.read_text(errors="replace")
+            if scenario in FAULT_RE:
+                ov = bool(re.search(FAULT_RE[scenario], old.replace(PROMPT, "")))
+                nv = bool(re.search(FAULT_RE[scenario], new.replace(PROMPT, "")))
+                if ov != nv:
+                    print(f"  ! {nf.name}: fault visible {ov} -> {nv}")
+                    changes += 1
+            ol, nl = fault_lines(old, scenario), fault_lines(new, scenario)
+            for line in sorted(nl - ol):
+                print(f"  + {nf.name}: {line}")
+                changes += 1
+            for line in sorted(ol - nl):
+                print(f"  - {nf.name}: {line}")
+                changes += 1
+            if nf.name.endswith(("json", "jsonl")):
+                ok, nk = json_keys(old), json_keys(new)
+                for k in sorted(nk - ok):
+                    print(f"  + {nf.name}: new JSON field {k}")
+                    changes += 1
+                for k in sorted(ok - nk):
+                    print(f"  - {nf.name}: JSON field gone {k}")
+                    changes += 1
+    print(f"{changes} change(s)")
+    return 0
+
+
+# ---------------------------------------------------------------------------
+
+
+def enter_namespace_and_run(argv_rest: list[str], versions: dict | None = None) -> int:
+    cmd = ["unshare", "--net", "--mount", "--propagation", "private", "--",
+           sys.executable, str(Path(__file__).resolve()), "--inner", *argv_rest]
+    if versions is not None:
+        cmd += ["--versions-json", json.dumps(versions)]
+    return subprocess.run(cmd).returncode
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="faultsift real-client harness")
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--install", action="store_true", help="npm install the pinned CLIs into the cache")
+    g.add_argument("--run", action="store_true", help="run CLIs x scenarios in a loopback-only namespace")
+    g.add_argument("--manifest", action="store_true",
+                   help="re-apply the size limits and rebuild testdata/clients/manifest.tsv")
+    g.add_argument("--drift", action="store_true", help="re-run and compare with the committed fixtures")
+    g.add_argument("--table", action="store_true", help="print the CLI x form x scenario table of the manifest")
+    g.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--cli", action="append", choices=list(CLIS))
+    ap.add_argument("--scenario", action="append", choices=SCENARIOS)
+    ap.add_argument("--mode", choices=["tui", "headless"])
+    ap.add_argument("--latest", action="store_true", help="with --drift: the newest versions, not the pins")
+    ap.add_argument("--keep", action="store_true", help="keep the per-run temporary directories")
+    ap.add_argument("--cap", type=int, help=f"per-run time cap in seconds (default {CAP_S})")
+    ap.add_argument("--dest", help=argparse.SUPPRESS)
+    ap.add_argument("--versions-json", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+
+    rest = []
+    for c in args.cli or []:
+        rest += ["--cli", c]
+    for s in args.scenario or []:
+        rest += ["--scenario", s]
+    if args.mode:
+        rest += ["--mode", args.mode]
+    if args.keep:
+        rest += ["--keep"]
+    if args.dest and not args.drift:
+        rest += ["--dest", args.dest]
+
+    if args.cap:
+        os.environ["FAULTSIFT_HARNESS_CAP"] = str(args.cap)
+    if args.inner:
+        return run_inner(args)
+    if args.install:
+        install(load_versions(), args.cli)
+        return 0
+    if args.manifest:
+        recut()
+        print(write_manifest())
+        return 0
+    if args.table:
+        print(manifest_table())
+        return 0
+    (CACHE / "runs").mkdir(parents=True, exist_ok=True)
+    if args.run:
+        if os.geteuid() != 0:
+            print("drive.py --run needs root (unshare --net, mount sysfs)", file=sys.stderr)
+            return 2
+        return enter_namespace_and_run(rest)
+    # drift
+    versions = load_versions()
+    if args.latest:
+        versions = latest_versions(versions)
+        install(versions, args.cli)
+    tmp = Path(tempfile.mkdtemp(prefix="drift-", dir=CACHE / "runs"))
+    rc = enter_namespace_and_run(rest + ["--dest", str(tmp)], versions)
+    if rc != 0:
+        return rc
+    return drift_report(FIXTURES, tmp)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,620 @@
+#!/usr/bin/env python3
+"""A fake LLM provider for the faultsift real-client harness.
+
+Speaks just enough of four wire protocols to make a coding-agent CLI fail (or
+succeed) on purpose:
+
+* Anthropic Messages      POST .../v1/messages            (SSE and plain JSON)
+* OpenAI Chat Completions POST .../chat/completions       (SSE and plain JSON)
+* OpenAI Responses        POST .../responses              (SSE and plain JSON)
+* Gemini                  POST .../models/M:generateContent
+                          POST .../models/M:streamGenerateContent?alt=sse
+
+plus the probes the CLIs send at start (model lists, token counting).
+
+The scenario decides what the generation endpoints answer:
+
+  healthy       a short valid answer whose text quotes error strings
+  overloaded    529 (Anthropic) / 503 with the family's "overloaded" body
+  rate-limit    429 with a retry-after header
+  quota         429 (OpenAI, Gemini) / 400 (Anthropic) "quota / credit" body
+  auth          401 (every endpoint, probes included)
+  server-error  500
+  unavailable   503
+  hang          the request is read, then nothing is ever sent back
+
+Every request is appended to the log file as one JSON object per line.
+
+Standard library only (Python 3.11). Binds 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+SCENARIOS = (
+    "healthy",
+    "overloaded",
+    "rate-limit",
+    "quota",
+    "auth",
+    "server-error",
+    "unavailable",
+    "hang",
+)
+
+MODEL = "fake-model-1"
+
+# The healthy answer quotes fault strings on purpose: a classifier must not
+# take the model's own words for the program's error output.
+HEALTHY_TEXT = (
+    'Done. I added a test asserting the CLI prints "API Error: 529 Overloaded" '
+    'when the provider is down, and one for "429 Too Many Requests" and '
+    '"connect ECONNREFUSED 127.0.0.1:443". All 3 tests pass.'
+)
+
+RETRY_AFTER_S = 2
+
+# ---------------------------------------------------------------------------
+# error bodies, per API family: (status, body, extra headers)
+
+
+def anthropic_error(scenario: str):
+    table = {
+        "overloaded": (529, "overloaded_error", "Overloaded"),
+        "rate-limit": (
+            429,
+            "rate_limit_error",
+            "This request would exceed the rate limit for your organization of "
+            "50 input tokens per minute. Please reduce the prompt length or the "
+            "maximum tokens requested, or try again later.",
+        ),
+        "quota": (
+            400,
+            "invalid_request_error",
+            "Your credit balance is too low to access the Anthropic API. Please go "
+            "to Plans & Billing to upgrade or purchase credits.",
+        ),
+        "auth": (401, "authentication_error", "invalid x-api-key"),
+        "server-error": (500, "api_error", "Internal server error"),
+        "unavailable": (503, "api_error", "Service Unavailable"),
+    }
+    status, etype, msg = table[scenario]
+    body = {
+        "type": "error",
+        "error": {"type": etype, "message": msg},
+        "request_id": "req_fake" + uuid.uuid4().hex[:20],
+    }
+    return status, body
+
+
+def openai_error(scenario: str):
+    table = {
+        # OpenAI has no 529; an overloaded OpenAI-style server answers 503.
+        "overloaded": (
+            503,
+            "server_error",
+            "server_is_overloaded",
+            "The server is overloaded. Please try again later.",
+        ),
+        "rate-limit": (
+            429,
+            "requests",
+            "rate_limit_exceeded",
+            "Rate limit reached for fake-model-1 in organization org-fake on "
+            "requests per min (RPM): Limit 3, Used 3, Requested 1. Please try "
+            "again in 2s.",
+        ),
+        "quota": (
+            429,
+            "insufficient_quota",
+            "insufficient_quota",
+            "You exceeded your current quota, please check your plan and billing "
+            "details.",
+        ),
+        "auth": (
+            401,
+            "invalid_request_error",
+            "invalid_api_key",
+            "Incorrect API key provided: sk-fake***********0000. You can find your "
+            "API key in your account settings.",
+        ),
+        "server-error": (
+            500,
+            "server_error",
+            None,
+            "The server had an error while processing your request. Sorry about that!",
+        ),
+        "unavailable": (
+            503,
+            "server_error",
+            None,
+            "Service Unavailable",
+        ),
+    }
+    status, etype, code, msg = table[scenario]
+    return status, {"error": {"message": msg, "type": etype, "param": None, "code": code}}
+
+
+def gemini_error(scenario: str):
+    table = {
+        "overloaded": (503, "UNAVAILABLE", "The model is overloaded. Please try again later."),
+        "rate-limit": (
+            429,
+            "RESOURCE_EXHAUSTED",
+            "Resource has been exhausted (e.g. check quota).",
+        ),
+        "quota": (
+            429,
+            "RESOURCE_EXHAUSTED",
+            "You exceeded your current quota, please check your plan and billing "
+            "details.",
+        ),
+        "auth": (
+            401,
+            "UNAUTHENTICATED",
+            "API key not valid. Please pass a valid API key.",
+        ),
+        "server-error": (500, "INTERNAL", "An internal error has occurred."),
+        "unavailable": (503, "UNAVAILABLE", "The service is currently unavailable."),
+    }
+    status, gstatus, msg = table[scenario]
+    return status, {"error": {"code": status, "message": msg, "status": gstatus}}
+
+
+# ---------------------------------------------------------------------------
+# healthy answers
+
+
+def _words(text: str):
+    """Split the answer into a few streaming chunks (keeping the spaces)."""
+    parts = text.split(" ")
+    step = max(1, len(parts) // 4)
+    out = []
+    for i in range(0, len(parts), step):
+        chunk = " ".join(parts[i : i + step])
+        if i + step < len(parts):
+            chunk += " "
+        out.append(chunk)
+    return out
+
+
+def anthropic_message():
+    return {
+        "id": "msg_fake" + uuid.uuid4().hex[:20],
+        "type": "message",
+        "role": "assistant",
+        "model": MODEL,
+        "content": [{"type": "text", "text": HEALTHY_TEXT}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 12, "output_tokens": 40},
+    }
+
+
+def anthropic_sse():
+    msg = anthropic_message()
+    start = dict(msg, content=[], stop_reason=None, usage={"input_tokens": 12, "output_tokens": 1})
+    yield "message_start", {"type": "message_start", "message": start}
+    yield "content_block_start", {
+        "type": "content_block_start",
+        "index": 0,
+        "content_block": {"type": "text", "text": ""},
+    }
+    yield "ping", {"type": "ping"}
+    for chunk in _words(HEALTHY_TEXT):
+        yield "content_block_delta", {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": chunk},
+        }
+    yield "content_block_stop", {"type": "content_block_stop", "index": 0}
+    yield "message_delta", {
+        "type": "message_delta",
+        "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+        "usage": {"output_tokens": 40},
+    }
+    yield "message_stop", {"type": "message_stop"}
+
+
+def chat_completion(model: str):
+    return {
+        "id": "chatcmpl-fake" + uuid.uuid4().hex[:12],
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": HEALTHY_TEXT},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 12, "completion_tokens": 40, "total_tokens": 52},
+    }
+
+
+def chat_sse(model: str):
+    cid = "chatcmpl-fake" + uuid.uuid4().hex[:12]
+    created = int(time.time())
+
+    def chunk(delta, finish=None, usage=None):
+        c = {
+            "id": cid,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        if usage is not None:
+            c["usage"] = usage
+        return c
+
+    yield None, chunk({"role": "assistant", "content": ""})
+    for part in _words(HEALTHY_TEXT):
+        yield None, chunk({"content": part})
+    yield None, chunk({}, "stop")
+    yield None, {
+        "id": cid,
+        "object": "chat.completion.chunk",
+        "created": created,
+        "model": model,
+        "choices": [],
+        "usage": {"prompt_tokens": 12, "completion_tokens": 40, "total_tokens": 52},
+    }
+
+
+def _response_obj(model: str, rid: str, status: str, output):
+    return {
+        "id": rid,
+        "object": "response",
+        "created_at": int(time.time()),
+        "status": status,
+        "model": model,
+        "output": output,
+        "usage": {
+            "input_tokens": 12,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 40,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 52,
+        },
+    }
+
+
+def responses_sse(model: str):
+    rid = "resp_fake" + uuid.uuid4().hex[:20]
+    mid = "msg_fake" + uuid.uuid4().hex[:20]
+    item_empty = {"id": mid, "type": "message", "status": "in_progress", "role": "assistant", "content": []}
+    part_done = {"type": "output_text", "text": HEALTHY_TEXT, "annotations": []}
+    item_done = dict(item_empty, status="completed", content=[part_done])
+    seq = 0
+
+    def ev(kind, **kw):
+        nonlocal seq
+        seq += 1
+        return kind, dict({"type": kind, "sequence_number": seq}, **kw)
+
+    yield ev("response.created", response=_response_obj(model, rid, "in_progress", []))
+    yield ev("response.in_progress", response=_response_obj(model, rid, "in_progress", []))
+    yield ev("response.output_item.added", output_index=0, item=item_empty)
+    yield ev(
+        "response.content_part.added",
+        item_id=mid,
+        output_index=0,
+        content_index=0,
+        part={"type": "output_text", "text": "", "annotations": []},
+    )
+    for part in _words(HEALTHY_TEXT):
+        yield ev("response.output_text.delta", item_id=mid, output_index=0, content_index=0, delta=part)
+    yield ev("response.output_text.done", item_id=mid, output_index=0, content_index=0, text=HEALTHY_TEXT)
+    yield ev("response.content_part.done", item_id=mid, output_index=0, content_index=0, part=part_done)
+    yield ev("response.output_item.done", output_index=0, item=item_done)
+    yield ev("response.completed", response=_response_obj(model, rid, "completed", [item_done]))
+
+
+def responses_json(model: str):
+    rid = "resp_fake" + uuid.uuid4().hex[:20]
+    item = {
+        "id": "msg_fake" + uuid.uuid4().hex[:20],
+        "type": "message",
+        "status": "completed",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": HEALTHY_TEXT, "annotations": []}],
+    }
+    return _response_obj(model, rid, "completed", [item])
+
+
+def gemini_response(text: str, final: bool):
+    cand = {"content": {"role": "model", "parts": [{"text": text}]}, "index": 0}
+    if final:
+        cand["finishReason"] = "STOP"
+    return {
+        "candidates": [cand],
+        "usageMetadata": {"promptTokenCount": 12, "candidatesTokenCount": 40, "totalTokenCount": 52},
+        "modelVersion": MODEL,
+        "responseId": "fake" + uuid.uuid4().hex[:16],
+    }
+
+
+def gemini_sse():
+    parts = _words(HEALTHY_TEXT)
+    for i, part in enumerate(parts):
+        yield None, gemini_response(part, i == len(parts) - 1)
+
+
+MODEL_ENTRY = {
+    "id": MODEL,
+    "object": "model",
+    "type": "model",
+    "display_name": "Fake Model 1",
+    "created": 1700000000,
+    "created_at": "2025-01-01T00:00:00Z",
+    "owned_by": "faultsift-harness",
+}
+
+# ---------------------------------------------------------------------------
+
+
+class Handler(BaseHTTPRequestHandler):
+    server_version = "faultsift-fake/1"
+    sys_version = ""
+    protocol_version = "HTTP/1.1"
+
+    # set by main()
+    scenario = "healthy"
+    log_path = None
+    log_lock = threading.Lock()
+    stop_event = threading.Event()
+
+    def log_message(self, fmt, *args):  # silence the default stderr log
+        pass
+
+    def _log(self, status, family, note=""):
+        if not self.log_path:
+            return
+        rec = {
+            "t": round(time.time(), 3),
+            "method": self.command,
+            "path": self.path,
+            "family": family,
+            "scenario": self.scenario,
+            "status": status,
+        }
+        if note:
+            rec["note"] = note
+        with self.log_lock:
+            with open(self.log_path, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(rec) + "\n")
+
+    def _body(self):
+        n = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(n) if n else b""
+        if not raw and self.headers.get("transfer-encoding", "").lower() == "chunked":
+            raw = self._read_chunked()
+        try:
+            return json.loads(raw or b"{}")
+        except ValueError:
+            return {}
+
+    def _read_chunked(self):
+        out = b""
+        while True:
+            line = self.rfile.readline()
+            if not line:
+                break
+            size = int(line.strip().split(b";")[0] or b"0", 16)
+            if size == 0:
+                self.rfile.readline()
+                break
+            out += self.rfile.read(size)
+            self.rfile.readline()
+        return out
+
+    def _send_json(self, status, obj, headers=None):
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.send_header("request-id", "req_fake" + uuid.uuid4().hex[:20])
+        self.send_header("x-request-id", "req_fake" + uuid.uuid4().hex[:20])
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _send_sse(self, events, family):
+        try:
+            self._send_sse_frames(events, family)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def _send_sse_frames(self, events, family):
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("connection", "close")
+        self.send_header("request-id", "req_fake" + uuid.uuid4().hex[:20])
+        self.end_headers()
+        for name, obj in events:
+            frame = ""
+            if name:
+                frame += f"event: {name}\n"
+            frame += "data: " + json.dumps(obj) + "\n\n"
+            self.wfile.write(frame.encode())
+            self.wfile.flush()
+            time.sleep(0.05)
+        if family == "openai-chat":
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+        self.close_connection = True
+
+    def _hang(self, family):
+        self._log(None, family, "hang: request read, no answer")
+        # Never answer; wait until the client goes away or we are stopped.
+        while not self.stop_event.wait(1.0):
+            pass
+        self.close_connection = True
+
+    def _fault(self, family):
+        """Answer the scenario's fault; True when a fault was sent."""
+        sc = self.scenario
+        if sc == "healthy":
+            return False
+        if sc == "hang":
+            self._hang(family)
+            return True
+        if family == "anthropic":
+            status, body = anthropic_error(sc)
+        elif family == "gemini":
+            status, body = gemini_error(sc)
+        else:
+            status, body = openai_error(sc)
+        headers = {}
+        if sc == "rate-limit":
+            headers["retry-after"] = str(RETRY_AFTER_S)
+        if family == "anthropic" and sc == "overloaded":
+            headers["x-should-retry"] = "true"
+        self._log(status, family)
+        self._send_json(status, body, headers)
+        return True
+
+    # -- routing -----------------------------------------------------------
+
+    def do_HEAD(self):
+        self._log(200, "probe")
+        self.send_response(200)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def do_GET(self):
+        path = urlsplit(self.path).path
+        if self.scenario == "auth" and ("/models" in path):
+            fam = "gemini" if "v1beta" in path else "openai"
+            status, body = gemini_error("auth") if fam == "gemini" else openai_error("auth")
+            self._log(status, fam)
+            self._send_json(status, body)
+            return
+        if path.rstrip("/").endswith("/models") and "v1beta" in path:
+            self._log(200, "gemini-probe")
+            self._send_json(
+                200,
+                {
+                    "models": [
+                        {
+                            "name": "models/" + MODEL,
+                            "displayName": "Fake Model 1",
+                            "supportedGenerationMethods": ["generateContent", "countTokens"],
+                        }
+                    ]
+                },
+            )
+            return
+        if path.rstrip("/").endswith("/models"):
+            self._log(200, "models-probe")
+            self._send_json(
+                200,
+                {"object": "list", "data": [MODEL_ENTRY], "has_more": False, "first_id": MODEL, "last_id": MODEL},
+            )
+            return
+        if "/models/" in path:
+            self._log(200, "models-probe")
+            self._send_json(200, MODEL_ENTRY)
+            return
+        self._log(404, "unknown")
+        self._send_json(404, {"error": {"message": "not found: " + path, "type": "not_found"}})
+
+    def do_POST(self):
+        parts = urlsplit(self.path)
+        path, query = parts.path, parts.query
+        body = self._body()
+        model = body.get("model") or MODEL
+
+        if path.endswith("/count_tokens") or path.endswith(":countTokens"):
+            if self.scenario == "auth":
+                return self._fault("gemini" if ":" in path else "anthropic")
+            self._log(200, "count-tokens")
+            if ":" in path:
+                return self._send_json(200, {"totalTokens": 12})
+            return self._send_json(200, {"input_tokens": 12})
+
+        if path.endswith("/messages"):
+            fam = "anthropic"
+            if self._fault(fam):
+                return
+            self._log(200, fam)
+            if body.get("stream"):
+                return self._send_sse(anthropic_sse(), fam)
+            return self._send_json(200, anthropic_message())
+
+        if path.endswith("/chat/completions"):
+            fam = "openai-chat"
+            if self._fault(fam):
+                return
+            self._log(200, fam)
+            if body.get("stream"):
+                return self._send_sse(chat_sse(model), fam)
+            return self._send_json(200, chat_completion(model))
+
+        if path.endswith("/responses"):
+            fam = "openai-responses"
+            if self._fault(fam):
+                return
+            self._log(200, fam)
+            if body.get("stream", False):
+                return self._send_sse(responses_sse(model), fam)
+            return self._send_json(200, responses_json(model))
+
+        if ":streamGenerateContent" in path or ":generateContent" in path:
+            fam = "gemini"
+            if self._fault(fam):
+                return
+            self._log(200, fam)
+            if ":streamGenerateContent" in path:
+                if "alt=sse" in query:
+                    return self._send_sse(gemini_sse(), fam)
+                # without alt=sse the stream is one JSON array
+                return self._send_json(200, [obj for _, obj in gemini_sse()])
+            return self._send_json(200, gemini_response(HEALTHY_TEXT, True))
+
+        self._log(404, "unknown")
+        self._send_json(404, {"error": {"message": "not found: " + path, "type": "not_found"}})
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--port", type=int, required=True, help="TCP port on 127.0.0.1 (0: any free port)")
+    ap.add_argument("--scenario", choices=SCENARIOS, required=True)
+    ap.add_argument("--log", help="append one JSON line per request to this file")
+    ap.add_argument("--port-file", help="write the bound port here once listening")
+    args = ap.parse_args(argv)
+
+    Handler.scenario = args.scenario
+    Handler.log_path = args.log
+    srv = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    srv.daemon_threads = True
+    port = srv.server_address[1]
+    if args.port_file:
+        with open(args.port_file, "w") as fh:
+            fh.write(str(port))
+    print(f"fake provider: scenario={args.scenario} listening on 127.0.0.1:{port}", flush=True)
+    try:
+        srv.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        Handler.stop_event.set()
+        srv.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,142 @@
+"""Tests of the harness that need no network, no npm and no namespace.
+
+    python3 -m unittest discover -s harness
+"""
+
+import json
+import os
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import drive  # noqa: E402
+
+
+def fake_net(root: Path, ifaces):
+    netdir = root / "net"
+    netdir.mkdir()
+    for name in ifaces:
+        (netdir / name).mkdir()
+    procnet = root / "dev"
+    lines = [
+        "Inter-|   Receive                            |  Transmit\n",
+        " face |bytes    packets errs drop fifo frame |bytes    packets\n",
+    ]
+    lines += [f"{name:>6}: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n" for name in ifaces]
+    procnet.write_text("".join(lines))
+    return str(netdir), str(procnet)
+
+
+class LaunchGuardTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = Path(self.tmp.name)
+        self.marker = self.root / "cli-ran"
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_refuses_when_a_real_interface_is_visible(self):
+        netdir, procnet = fake_net(self.root, ["lo", "eth0"])
+        with self.assertRaises(drive.NotIsolated) as cm:
+            drive.launch_guard(["touch", str(self.marker)], netdir=netdir, procnet=procnet)
+        self.assertIn("eth0", str(cm.exception))
+        self.assertFalse(self.marker.exists(), "the CLI must not have been started")
+
+    def test_refuses_when_only_proc_shows_the_host_interfaces(self):
+        # sysfs not remounted in the namespace would show the host; the reverse
+        # (sysfs clean, /proc/self/net/dev not) must be refused as well.
+        netdir, _ = fake_net(self.root, ["lo"])
+        other = self.root / "other"
+        other.mkdir()
+        _, procnet = fake_net(other, ["lo", "wlan0"])
+        with self.assertRaises(drive.NotIsolated):
+            drive.launch_guard(["touch", str(self.marker)], netdir=netdir, procnet=procnet)
+        self.assertFalse(self.marker.exists())
+
+    def test_refuses_when_no_interface_list_is_readable(self):
+        with self.assertRaises(drive.NotIsolated):
+            drive.launch_guard(
+                ["touch", str(self.marker)],
+                netdir=str(self.root / "missing"),
+                procnet=str(self.root / "missing-dev"),
+            )
+        self.assertFalse(self.marker.exists())
+
+    def test_starts_when_only_loopback_exists(self):
+        netdir, procnet = fake_net(self.root, ["lo"])
+        p = drive.launch_guard(["touch", str(self.marker)], netdir=netdir, procnet=procnet)
+        self.assertEqual(p.wait(10), 0)
+        self.assertTrue(self.marker.exists())
+
+    def test_refuses_on_this_host_outside_a_namespace(self):
+        sysfs, proc = drive.net_interfaces()
+        if sysfs == ["lo"] and proc == ["lo"]:
+            self.skipTest("already inside a loopback-only namespace")
+        with self.assertRaises(drive.NotIsolated):
+            drive.launch_guard(["touch", str(self.marker)])
+        self.assertFalse(self.marker.exists())
+
+    def test_every_cli_start_goes_through_the_guard(self):
+        # No other subprocess call in drive.py names a CLI binary: the runs
+        # start the CLI (or the tmux server that runs it) with launch_guard only.
+        src = Path(drive.__file__).read_text()
+        self.assertEqual(src.count("= launch_guard("), 2)  # the tmux start, the headless start
+        # the only other Popen starts our own fake provider
+        self.assertEqual(src.count("subprocess.Popen("), 2)
+        self.assertIn("subprocess.Popen(\n            [sys.executable, str(HERE / \"fake_provider.py\")", src)
+
+
+class FixtureHelpersTest(unittest.TestCase):
+    def test_tail_cuts_at_a_line_boundary(self):
+        data = b"".join(b"line %05d\n" % i for i in range(20000))
+        out = drive.tail_at_line(data, 1000)
+        self.assertLessEqual(len(out), 1000)
+        self.assertTrue(out.startswith(b"line "))
+        self.assertTrue(data.endswith(out))
+
+    def test_scrub_replaces_paths_ports_and_keys(self):
+        raw = b"cwd /tmp/run1/work at 127.0.0.1:41234 key sk-ant-fake-anthropic-key-0000 on box7"
+        out = drive.scrub(raw, [("/tmp/run1/work", "<WORK>"), ("box7", "<HOST>")]).decode()
+        self.assertEqual(out, "cwd <WORK> at 127.0.0.1:<PORT> key <FAKE_KEY> on <HOST>")
+
+    def test_shorten_records_keeps_json_valid(self):
+        rec = {"type": "system", "tools": ["t%d" % i for i in range(100)], "prompt": "x" * 20000}
+        out = drive.shorten_records(json.dumps(rec).encode() + b"\n" + b'{"a":1}')
+        first, second = out.split(b"\n")
+        obj = json.loads(first)
+        self.assertLess(len(first), 8192)
+        self.assertEqual(obj["type"], "system")
+        self.assertEqual(second, b'{"a":1}')
+
+
+class DriftTest(unittest.TestCase):
+    def test_reports_new_wording_new_fields_and_lost_visibility(self):
+        import contextlib
+        import io
+
+        with tempfile.TemporaryDirectory() as tmp:
+            old, new = Path(tmp, "old", "demo@1"), Path(tmp, "new", "demo@2")
+            old.mkdir(parents=True)
+            new.mkdir(parents=True)
+            (old / "overloaded.pane").write_text("● API Error: 529 Overloaded (req_fake0123456789abcdef)\n")
+            (new / "overloaded.pane").write_text("● API Error: 529 Overloaded (req_fakefedcba9876543210)\n")
+            (old / "overloaded.x.jsonl").write_text('{"type":"error","message":"529 overloaded"}\n')
+            (new / "overloaded.x.jsonl").write_text('{"type":"error","message":"529 overloaded","code":1}\n')
+            (old / "auth.pane").write_text("API Error: 401 invalid x-api-key\n")
+            (new / "auth.pane").write_text("thinking...\n")
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf):
+                drive.drift_report(Path(tmp, "old"), Path(tmp, "new"))
+            out = buf.getvalue()
+        self.assertNotIn("overloaded.pane", out)  # only a request id changed
+        self.assertIn("+ overloaded.x.jsonl: new JSON field /code", out)
+        self.assertIn("! auth.pane: fault visible True -> False", out)
+        self.assertIn("- auth.pane: API Error: 401 invalid x-api-key", out)
+
+
+if __name__ == "__main__":
+    unittest.main()
