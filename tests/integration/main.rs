@@ -7,6 +7,7 @@ mod util;
 mod batch;
 mod builtin_profiles;
 mod classify;
+mod clients;
 mod engines;
 mod examples;
 mod first_hour;

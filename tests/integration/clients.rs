@@ -1,0 +1,120 @@
+//! The real CLIs' own output (issue 22): every capture of `testdata/clients/`
+//! — pane captures, raw terminal streams, headless text and JSON streams, and
+//! the transcripts the CLIs wrote — classified with its CLI's built-in profile,
+//! as `classify` reads it (the 64 KiB window, `--input auto`), against what
+//! `manifest.tsv` says the harness saw (`harness/README.md`).
+//!
+//! Healthy runs (whose answers quote error strings) must all be `charge`: a
+//! false positive pauses a healthy run. Of the runs whose fault reached the
+//! file (`visible` = `yes`), the share caught is printed per CLI and held to a
+//! floor, so that a change that loses real outages fails here.
+
+use std::collections::BTreeMap;
+
+use faultsift::pipeline::window;
+use faultsift::{Action, Pipeline, WindowSpec};
+
+use crate::util::{builtin_pipeline, testdata};
+
+/// One row of the manifest.
+struct Capture {
+    path: String,
+    cli: String,
+    form: String,
+    scenario: String,
+    expect_action: Action,
+    visible: bool,
+}
+
+fn manifest() -> Vec<Capture> {
+    let text = std::fs::read_to_string(testdata("clients/manifest.tsv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name}"));
+    let (path, cli, form, scenario, action, visible) =
+        (col("path"), col("cli"), col("form"), col("scenario"), col("expect_action"), col("visible"));
+    lines
+        .map(|l| {
+            let c: Vec<&str> = l.split('\t').collect();
+            Capture {
+                path: c[path].to_string(),
+                cli: c[cli].to_string(),
+                form: c[form].to_string(),
+                scenario: c[scenario].to_string(),
+                expect_action: match c[action] {
+                    "pause" => Action::Pause,
+                    "retry" => Action::Retry,
+                    "charge" => Action::Charge,
+                    other => panic!("{}: unknown action {other}", c[path]),
+                },
+                visible: c[visible] == "yes",
+            }
+        })
+        .collect()
+}
+
+fn classify(pipelines: &mut BTreeMap<String, Pipeline>, c: &Capture) -> faultsift::Verdict {
+    let p = pipelines.entry(c.cli.clone()).or_insert_with(|| builtin_pipeline(&c.cli, Some("failed")));
+    let bytes = std::fs::read(testdata(&format!("clients/{}", c.path))).unwrap();
+    p.classify_window(&c.path, window::from_bytes(&bytes, WindowSpec::default())).verdict
+}
+
+#[test]
+fn the_manifest_names_every_capture_and_only_captures() {
+    let rows = manifest();
+    assert!(rows.len() >= 300, "captures: {}", rows.len());
+    for c in &rows {
+        assert!(testdata(&format!("clients/{}", c.path)).is_file(), "{} is missing", c.path);
+    }
+    let clis: std::collections::BTreeSet<&str> = rows.iter().map(|c| c.cli.as_str()).collect();
+    for cli in ["claude", "codex", "gemini", "qwen", "opencode", "copilot"] {
+        assert!(clis.contains(cli), "no captures of {cli}");
+    }
+}
+
+#[test]
+fn every_healthy_run_of_every_cli_is_charged() {
+    let mut pipelines = BTreeMap::new();
+    let healthy: Vec<Capture> = manifest().into_iter().filter(|c| c.scenario == "healthy").collect();
+    assert!(healthy.len() >= 30, "healthy captures: {}", healthy.len());
+    let paused: Vec<String> = healthy
+        .iter()
+        .filter_map(|c| {
+            let v = classify(&mut pipelines, c);
+            v.env_fault.then(|| format!("{} -> {:?} {:?}: {:?}", c.path, v.action, v.rule, v.evidence))
+        })
+        .collect();
+    assert!(paused.is_empty(), "healthy runs paused:\n{}", paused.join("\n"));
+}
+
+/// The share of visible faults caught, per CLI: each CLI's floor is set under
+/// what the profiles catch today, so that losing real outages fails here.
+#[test]
+fn visible_faults_of_the_real_clis_are_caught() {
+    let floors =
+        [("claude", 0.85), ("codex", 0.95), ("gemini", 0.85), ("qwen", 0.85), ("opencode", 0.65), ("copilot", 0.95)];
+    let mut pipelines = BTreeMap::new();
+    let mut per_cli: BTreeMap<String, (usize, usize, Vec<String>)> = BTreeMap::new();
+    for c in manifest().into_iter().filter(|c| c.visible && c.expect_action != Action::Charge) {
+        let v = classify(&mut pipelines, &c);
+        let entry = per_cli.entry(c.cli.clone()).or_default();
+        entry.1 += 1;
+        if v.env_fault {
+            entry.0 += 1;
+        } else {
+            entry.2.push(format!("{} ({})", c.path, c.form));
+        }
+    }
+    let table: Vec<String> = per_cli
+        .iter()
+        .map(|(cli, (caught, all, _))| {
+            format!("{cli:<9} {caught}/{all} ({:.0}%)", 100.0 * *caught as f64 / *all as f64)
+        })
+        .collect();
+    eprintln!("visible faults caught:\n{}", table.join("\n"));
+    for (cli, floor) in floors {
+        let (caught, all, missed) = &per_cli[cli];
+        let share = *caught as f64 / *all as f64;
+        assert!(share >= floor, "{cli}: {caught}/{all} caught; missed:\n{}", missed.join("\n"));
+    }
+}
