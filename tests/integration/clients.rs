@@ -53,6 +53,23 @@ fn manifest() -> Vec<Capture> {
         .collect()
 }
 
+/// The kind of file a capture is: what the pane showed, the raw terminal
+/// stream, a headless run's plain text, its JSON event stream, or the
+/// transcript the CLI wrote.
+fn form_family(form: &str) -> &'static str {
+    if form.contains("transcript") {
+        "transcript"
+    } else if form.starts_with("pane") {
+        "pane"
+    } else if form == "raw" {
+        "raw"
+    } else if form.ends_with(".jsonl") || form.ends_with(".json") {
+        "json"
+    } else {
+        "text"
+    }
+}
+
 fn classify(pipelines: &mut BTreeMap<String, Pipeline>, c: &Capture) -> faultsift::Verdict {
     let p = pipelines.entry(c.cli.clone()).or_insert_with(|| builtin_pipeline(&c.cli, Some("failed")));
     let bytes = std::fs::read(testdata(&format!("clients/{}", c.path))).unwrap();
@@ -95,8 +112,12 @@ fn visible_faults_of_the_real_clis_are_caught() {
         [("claude", 0.85), ("codex", 0.95), ("gemini", 0.85), ("qwen", 0.85), ("opencode", 0.65), ("copilot", 0.95)];
     let mut pipelines = BTreeMap::new();
     let mut per_cli: BTreeMap<String, (usize, usize, Vec<String>)> = BTreeMap::new();
+    let mut per_form: BTreeMap<(String, &str), (usize, usize)> = BTreeMap::new();
     for c in manifest().into_iter().filter(|c| c.visible && c.expect_action != Action::Charge) {
         let v = classify(&mut pipelines, &c);
+        let cell = per_form.entry((c.cli.clone(), form_family(&c.form))).or_default();
+        cell.1 += 1;
+        cell.0 += usize::from(v.env_fault);
         let entry = per_cli.entry(c.cli.clone()).or_default();
         entry.1 += 1;
         if v.env_fault {
@@ -112,6 +133,9 @@ fn visible_faults_of_the_real_clis_are_caught() {
         })
         .collect();
     eprintln!("visible faults caught:\n{}", table.join("\n"));
+    for ((cli, form), (caught, all)) in &per_form {
+        eprintln!("  {cli:<9} {form:<11} {caught}/{all}");
+    }
     for (cli, floor) in floors {
         let (caught, all, missed) = &per_cli[cli];
         let share = *caught as f64 / *all as f64;
