@@ -99,9 +99,9 @@ fn explain(args: ExplainArgs) -> Result<ExitCode> {
     let pipeline = budget::with_budget(Some(deadline), || Pipeline::new(profile, settings, Workload::Few))?;
     let source = match &args.log {
         Some(log) if log.as_os_str() != "-" => LogSource::Path(log.clone()),
-        Some(_) => LogSource::Stdin,
+        Some(_) => LogSource::Stdin(None),
         None if io::stdin().is_terminal() => bail!("no log given: pass a LOG path, or pipe a log into standard input"),
-        None => LogSource::Stdin,
+        None => LogSource::Stdin(None),
     };
     // Read first, so that an unreadable log is an error here, not a verdict.
     let label = source.label();
@@ -141,11 +141,11 @@ fn stall(args: StallArgs) -> Result<ExitCode> {
     let profile = resolver.resolve_for_stall(selector)?;
     let source = match &args.capture {
         Some(path) if path.as_os_str() != "-" => LogSource::Path(path.clone()),
-        Some(_) => LogSource::Stdin,
+        Some(_) => LogSource::Stdin(None),
         None if io::stdin().is_terminal() => {
             bail!("no capture given: pass a CAPTURE file, or pipe `tmux capture-pane -p` into standard input")
         }
-        None => LogSource::Stdin,
+        None => LogSource::Stdin(None),
     };
     let label = source.label();
     let spec = WindowSpec { tail_bytes: args.tail_bytes, since: None };
@@ -693,7 +693,7 @@ fn expand_logs(args: &ClassifyArgs) -> Result<Vec<LogSource>> {
     let mut logs = Vec::new();
     for arg in &args.logs {
         if arg.as_os_str() == "-" {
-            logs.push(LogSource::Stdin);
+            logs.push(LogSource::Stdin(args.label.clone()));
             continue;
         }
         if !arg.is_dir() {
@@ -756,17 +756,14 @@ fn resolve_config(args: &ClassifyArgs) -> Result<ClassifyConfig> {
             format!("{:?}", args.format).to_lowercase()
         );
     }
-    if let Some(label) = &args.label {
-        crate::pipeline::window::set_stdin_label(label.clone());
-    }
     let mut logs = expand_logs(args)?;
     if logs.is_empty() {
         if io::stdin().is_terminal() {
             bail!("no log given: pass LOG paths, or pipe a log into standard input");
         }
-        logs.push(LogSource::Stdin);
+        logs.push(LogSource::Stdin(args.label.clone()));
     }
-    if logs.iter().filter(|l| **l == LogSource::Stdin).count() > 1 {
+    if logs.iter().filter(|l| matches!(l, LogSource::Stdin(_))).count() > 1 {
         bail!("standard input (`-`) can be given only once");
     }
     // One log needs one worker; asking for the core count reads cgroup files.

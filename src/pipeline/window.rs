@@ -17,8 +17,9 @@ const CHUNK: usize = 64 * 1024;
 /// One log to classify.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LogSource {
-    /// Standard input (`-`, or no log with piped input).
-    Stdin,
+    /// Standard input (`-`, or no log with piped input), with the name
+    /// verdicts give it (`--label`), or none for `-`.
+    Stdin(Option<String>),
     /// A file (or FIFO, or device) by path.
     Path(PathBuf),
 }
@@ -27,25 +28,17 @@ impl LogSource {
     /// The log as the verdict names it: the path as given, `-` for stdin.
     pub fn label(&self) -> String {
         match self {
-            LogSource::Stdin => STDIN_LABEL.get().cloned().unwrap_or_else(|| "-".to_string()),
+            LogSource::Stdin(label) => label.clone().unwrap_or_else(|| "-".to_string()),
             LogSource::Path(p) => p.to_string_lossy().into_owned(),
         }
     }
-}
-
-/// What standard input is called in verdicts (`--label`); `-` when unset.
-static STDIN_LABEL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-
-/// Names standard input in verdicts, once per process (`--label NAME`).
-pub fn set_stdin_label(name: String) {
-    let _ = STDIN_LABEL.set(name);
 }
 
 /// Reads the window of one log: regular files at the window's offset, anything
 /// else (standard input, FIFOs, devices) as a stream.
 pub fn read(source: &LogSource, spec: WindowSpec) -> io::Result<Window> {
     match source {
-        LogSource::Stdin => read_stream(io::stdin().lock(), spec),
+        LogSource::Stdin(_) => read_stream(io::stdin().lock(), spec),
         LogSource::Path(path) => {
             let file = File::open(path)?;
             let meta = file.metadata()?;
