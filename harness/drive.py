@@ -593,12 +593,42 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
     final = capture(sock)
     (out / f"{scenario}.pane").write_text(final)
     tmux(sock, "kill-server", check=False)
+    left = reap(root)
+    if left:
+        note["reaped"] = len(left)
     note["elapsed_s"] = round(time.time() - t0)
     note["fault_seen_s"] = None if seen_at is None else round(seen_at)
     collect_transcripts(cli, home, out, scenario, "tui")
     note["requests"] = summarize_requests(prov.requests())
     prov.stop()
     return note
+
+
+def reap(root: Path) -> list[int]:
+    """End what a run left behind (Codex starts an app-server daemon from a copy of
+    itself under its HOME that outlives the TUI): every process whose command line
+    or working directory lies under this run's directory, by pid."""
+    mark = str(root)
+    found = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit() or int(d.name) == os.getpid():
+            continue
+        try:
+            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            cwd = os.readlink(d / "cwd")
+        except OSError:
+            continue
+        if mark in cmd or cwd.startswith(mark):
+            found.append(int(d.name))
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in found:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        if sig == signal.SIGTERM and found:
+            time.sleep(1)
+    return found
 
 
 def screen_without_prompt(scr: str) -> str:
@@ -632,6 +662,9 @@ def run_headless(cli, spec, scenario, root, out, versions, variant, argv_t, form
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
+    left = reap(root)
+    if left:
+        note["reaped"] = len(left)
     note["elapsed_s"] = round(time.time() - t0)
     collect_transcripts(cli, home, out, scenario, variant)
     note["requests"] = summarize_requests(prov.requests())

@@ -113,6 +113,26 @@ class FixtureHelpersTest(unittest.TestCase):
         self.assertEqual(second, b'{"a":1}')
 
 
+class ReapTest(unittest.TestCase):
+    def test_ends_what_a_run_left_behind_and_nothing_else(self):
+        import subprocess
+
+        with tempfile.TemporaryDirectory() as run, tempfile.TemporaryDirectory() as other:
+            inside = subprocess.Popen(["sleep", "30"], cwd=run)
+            outside = subprocess.Popen(["sleep", "30"], cwd=other)
+            try:
+                found = drive.reap(Path(run))
+                self.assertIn(inside.pid, found)
+                self.assertNotIn(outside.pid, found)
+                self.assertIsNotNone(inside.wait(5))
+                self.assertIsNone(outside.poll())
+            finally:
+                for p in (inside, outside):
+                    if p.poll() is None:
+                        p.kill()
+                    p.wait()
+
+
 class DriftTest(unittest.TestCase):
     def test_reports_new_wording_new_fields_and_lost_visibility(self):
         import contextlib
