@@ -165,7 +165,13 @@ fn builtins(dir: &Path) -> String {
                     Some(f) => format!("Some(LiteForm {{ pattern: {:?}, ascii_words: {} }})", f.pattern, f.ascii_words),
                     None => "None".to_string(),
                 };
-                let _ = write!(out, "LeanPattern {{ source: {p:?}, literals: {literals}, lite: {lite} }}, ");
+                let also: Vec<String> =
+                    literal::also_required(&hir, ci).iter().map(|set| format!("&{set:?}")).collect();
+                let _ = write!(
+                    out,
+                    "LeanPattern {{ source: {p:?}, literals: {literals}, also: &[{}], lite: {lite} }}, ",
+                    also.join(", ")
+                );
             }
             let after = match rule.get("after").and_then(|v| v.as_table()) {
                 Some(a) => {

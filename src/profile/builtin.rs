@@ -104,6 +104,9 @@ pub struct LeanPattern {
     pub source: &'static str,
     /// Its required literals (see [`crate::profile::literal`]).
     pub literals: Option<&'static [&'static str]>,
+    /// The other literal sets a matching line holds one string of each (see
+    /// [`crate::profile::literal::also_required`]).
+    pub also: &'static [&'static [&'static str]],
     /// Its form for `regex-lite`, when it has one.
     pub lite: Option<LiteForm>,
 }

@@ -20,6 +20,45 @@ pub fn required(hir: &Hir, case_insensitive: bool) -> Option<Vec<String>> {
     ok.then_some(set)
 }
 
+/// Every other set of literals a match of `hir` must hold, besides the one
+/// [`required`] gives: the parts of a concatenation are all in every match, so
+/// each part's set is required too. A line that holds the first set but not
+/// all of these cannot match, and the pattern's regex need not be compiled
+/// for it (a one-shot run compiles each candidate's regex on first use).
+pub fn also_required(hir: &Hir, case_insensitive: bool) -> Vec<Vec<String>> {
+    let first = required(hir, case_insensitive);
+    let mut top = hir;
+    while let HirKind::Capture(cap) = top.kind() {
+        top = &cap.sub;
+    }
+    let HirKind::Concat(subs) = top.kind() else { return Vec::new() };
+    let mut sets: Vec<Vec<String>> = Vec::new();
+    let mut run = String::new();
+    let push = |set: Vec<String>, sets: &mut Vec<Vec<String>>| {
+        let ok = set.iter().all(|s| s.len() >= MIN_LEN && (!case_insensitive || s.is_ascii()));
+        if ok && first.as_ref() != Some(&set) && !sets.contains(&set) {
+            sets.push(set);
+        }
+    };
+    for s in subs {
+        match exact(s, case_insensitive) {
+            Some(part) => run.push_str(&part),
+            None => {
+                if !run.is_empty() {
+                    push(vec![std::mem::take(&mut run)], &mut sets);
+                }
+                if let Some(inner) = best(s, case_insensitive) {
+                    push(inner, &mut sets);
+                }
+            }
+        }
+    }
+    if !run.is_empty() {
+        push(vec![run], &mut sets);
+    }
+    sets
+}
+
 /// The length of the longest string of `required`'s set for `hir` (its
 /// weakest member's length), for the lint that wants a literal of a few
 /// characters; 0 when there is none.
@@ -137,6 +176,23 @@ mod tests {
         assert_eq!(req(r"[A-Z]+ [0-9]+", false), None);
         assert_eq!(req(r"(?:abc)?x", false), None);
         assert_eq!(req(r"ab|cdef", false), None, "a branch too short spoils the set");
+    }
+
+    #[test]
+    fn every_part_of_a_concatenation_is_also_required() {
+        let also = |p: &str| {
+            let hir = regex_syntax::Parser::new().parse(p).unwrap();
+            also_required(&hir, false)
+        };
+        // The longest run is the first set; the others are required too.
+        assert_eq!(
+            also(r"^\s*(?:⎿\s*)?API Error: (?:429|Rate limit reached) \{.*rate_limit_error"),
+            [vec!["API Error: ".to_string()], vec!["429".to_string(), "Rate limit reached".to_string()]]
+        );
+        // Parts shorter than MIN_LEN, or optional ones, are not.
+        assert_eq!(also(r"ab+c (?:optional)? tail here"), Vec::<Vec<String>>::new());
+        // Not a concatenation: nothing besides the first set.
+        assert!(also(r"foo|barbaz").is_empty());
     }
 
     #[test]

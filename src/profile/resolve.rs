@@ -267,8 +267,14 @@ fn mark_builtin(file: &mut ProfileFile, b: &builtin::Builtin) {
         if let Some(lean) = b.rules.iter().find(|r| r.id == rule.id) {
             rule.builtin = true;
             rule.lite = lean.patterns.iter().map(|p| p.lite).collect();
+            rule.also = lean.patterns.iter().map(|p| also(p.also)).collect();
         }
     }
+}
+
+/// A built-in pattern's other required literal sets, owned.
+fn also(sets: &[&[&str]]) -> Vec<Vec<String>> {
+    sets.iter().map(|set| set.iter().map(|s| (*s).to_string()).collect()).collect()
 }
 
 /// A built-in profile from its precomputed table: rules without examples or
@@ -295,6 +301,7 @@ fn lean(b: &builtin::Builtin, with_stall: bool) -> ProfileFile {
                 .iter()
                 .map(|p| p.literals.map(|l| l.iter().map(|s| (*s).to_string()).collect()))
                 .collect(),
+            also: r.patterns.iter().map(|p| also(p.also)).collect(),
             lite: r.patterns.iter().map(|p| p.lite).collect(),
             builtin: true,
             record: r.record.map(|cs| cs.iter().map(builtin::LeanCondition::to_condition).collect()),

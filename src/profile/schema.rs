@@ -60,6 +60,11 @@ pub struct Rule {
     pub after: Option<After>,
     /// Per pattern, its required literals ([`crate::profile::literal::required`]).
     pub literals: Vec<Option<Vec<String>>>,
+    /// Per pattern, the other literal sets a matching line holds one string
+    /// of each ([`crate::profile::literal::also_required`]): built-in patterns
+    /// only, so that a one-shot run compiles no regex for a line that cannot
+    /// match. Empty for patterns from files, whose regexes are compiled at load.
+    pub also: Vec<Vec<Vec<String>>>,
     /// Per pattern, its form for `regex-lite` ([`crate::profile::lite`]): built-in
     /// patterns only, worked out when faultsift was built. Patterns from files
     /// always run on `regex`, whose lazy DFA keeps an author's large pattern fast.
@@ -196,6 +201,7 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
             counterexamples: Vec::new(),
             after: None,
             literals: vec![literals],
+            also: Vec::new(),
             lite: Vec::new(),
             builtin: false,
             record: None,
@@ -300,6 +306,7 @@ fn rule_from_table(profile: &str, table: toml::Table) -> Result<Rule, RuleError>
         counterexamples: raw.counterexamples,
         after: raw.after,
         literals,
+        also: Vec::new(),
         lite: Vec::new(),
         builtin: false,
         record,

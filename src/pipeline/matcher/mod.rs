@@ -88,6 +88,10 @@ pub struct CompiledProfile {
     literal_sets: Vec<LiteralSet>,
     /// Patterns with no required literal: tried on every line.
     always: Vec<usize>,
+    /// Per pattern: the other literal sets a matching line must hold (each
+    /// set: one of its strings), and whether they are lowercased (the rule is
+    /// case-insensitive). Checked before a candidate's regex is compiled.
+    also: Vec<(bool, Vec<Vec<String>>)>,
     /// Per rule, its `after` framing, if it has one.
     framings: Vec<Option<Framing>>,
     /// The profile's progress patterns, prepared on first need.
@@ -433,6 +437,7 @@ impl CompiledProfile {
         let mut regexes = Vec::new();
         let mut lite = Vec::new();
         let mut full = Vec::new();
+        let mut also = Vec::new();
         let mut exact: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut folded: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut always = Vec::new();
@@ -468,6 +473,7 @@ impl CompiledProfile {
                 regexes.push(slot);
                 lite.push(if rule.builtin { rule.lite.get(i).copied().flatten() } else { None });
                 full.push(OnceLock::new());
+                also.push((rule.case_insensitive, rule.also.get(i).cloned().unwrap_or_default()));
             }
             rule_patterns.push(first..patterns.len());
         }
@@ -521,6 +527,7 @@ impl CompiledProfile {
             workload,
             literal_sets,
             always,
+            also,
             framings,
             progress,
             builtin_progress,
@@ -553,7 +560,24 @@ impl CompiledProfile {
     }
 
     fn is_match(&self, pattern: usize, line: &str) -> bool {
-        self.regex(pattern, line).is_some_and(|re| re.is_match(line))
+        self.holds_also(pattern, line) && self.regex(pattern, line).is_some_and(|re| re.is_match(line))
+    }
+
+    /// Whether `line` holds a string of each of the pattern's other literal
+    /// sets: if not, it cannot match, and its regex is not compiled for it.
+    fn holds_also(&self, pattern: usize, line: &str) -> bool {
+        let Some((folded, sets)) = self.also.get(pattern) else { return true };
+        if sets.is_empty() {
+            return true;
+        }
+        let lowered;
+        let hay = if *folded {
+            lowered = line.to_ascii_lowercase();
+            lowered.as_str()
+        } else {
+            line
+        };
+        sets.iter().all(|set| set.iter().any(|s| hay.contains(s.as_str())))
     }
 
     /// Candidate patterns of one line, sorted and deduplicated: those whose
