@@ -88,10 +88,6 @@ pub struct CompiledProfile {
     literal_sets: Vec<LiteralSet>,
     /// Patterns with no required literal: tried on every line.
     always: Vec<usize>,
-    /// Per pattern: the other literal sets a matching line must hold (each
-    /// set: one of its strings), and whether they are lowercased (the rule is
-    /// case-insensitive). Checked before a candidate's regex is compiled.
-    also: Vec<(bool, Vec<Vec<String>>)>,
     /// Per rule, its `after` framing, if it has one.
     framings: Vec<Option<Framing>>,
     /// The profile's progress patterns, prepared on first need.
@@ -437,7 +433,6 @@ impl CompiledProfile {
         let mut regexes = Vec::new();
         let mut lite = Vec::new();
         let mut full = Vec::new();
-        let mut also = Vec::new();
         let mut exact: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut folded: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut always = Vec::new();
@@ -473,7 +468,6 @@ impl CompiledProfile {
                 regexes.push(slot);
                 lite.push(if rule.builtin { rule.lite.get(i).copied().flatten() } else { None });
                 full.push(OnceLock::new());
-                also.push((rule.case_insensitive, rule.also.get(i).cloned().unwrap_or_default()));
             }
             rule_patterns.push(first..patterns.len());
         }
@@ -527,7 +521,6 @@ impl CompiledProfile {
             workload,
             literal_sets,
             always,
-            also,
             framings,
             progress,
             builtin_progress,
@@ -566,12 +559,16 @@ impl CompiledProfile {
     /// Whether `line` holds a string of each of the pattern's other literal
     /// sets: if not, it cannot match, and its regex is not compiled for it.
     fn holds_also(&self, pattern: usize, line: &str) -> bool {
-        let Some((folded, sets)) = self.also.get(pattern) else { return true };
+        // The sets stay in the rule (lowercased when it is case-insensitive):
+        // copying them per pattern cost a one-shot run more than it saved.
+        let r = self.pattern_rule[pattern];
+        let rule = &self.profile.rules[r];
+        let Some(sets) = rule.also.get(pattern - self.rule_patterns[r].start) else { return true };
         if sets.is_empty() {
             return true;
         }
         let lowered;
-        let hay = if *folded {
+        let hay = if rule.case_insensitive {
             lowered = line.to_ascii_lowercase();
             lowered.as_str()
         } else {
