@@ -429,26 +429,6 @@ pub fn exit_status(result: Result<ExitCode>) -> u8 {
 /// completions (clap's default, `COMPLETE`, is too common a name to own).
 pub const COMPLETE_VAR: &str = "FAULTSIFT_COMPLETE";
 
-/// Completes `--profile`: the names that resolve here (the directories of
-/// `FAULTSIFT_PROFILE_PATH` and the XDG directory, and the built-ins, also as
-/// `builtin:NAME`), not file names; a value with a `/` completes as a path.
-pub fn complete_profile(current: &std::ffi::OsStr) -> Vec<clap_complete::CompletionCandidate> {
-    let Some(current) = current.to_str() else { return Vec::new() };
-    if current.contains('/') {
-        use clap_complete::engine::ValueCompleter as _;
-        return clap_complete::engine::PathCompleter::file().complete(std::ffi::OsStr::new(current));
-    }
-    let Ok(resolver) = Resolver::from_env(&[]) else { return Vec::new() };
-    let mut names: Vec<(String, String)> =
-        resolver.available().into_iter().map(|a| (a.name, format!("{}", a.origin))).collect();
-    names.extend(crate::profile::builtin::BUILTINS.iter().map(|b| (format!("builtin:{}", b.name), "builtin".into())));
-    names
-        .into_iter()
-        .filter(|(n, _)| n.starts_with(current))
-        .map(|(n, origin)| clap_complete::CompletionCandidate::new(n).help(Some(origin.into())))
-        .collect()
-}
-
 /// Whether to colour standard output: `auto` is on for a terminal, unless
 /// `NO_COLOR` is set (and not empty) or `TERM` is `dumb`.
 fn color_for(choice: crate::config::ColorChoice) -> bool {

@@ -177,7 +177,7 @@ pub struct ProfileSelect {
     /// Profile: a name resolved through the profile directories and the
     /// built-ins, or a path (containing `/` or ending in `.toml`).
     #[arg(short, long, env = "FAULTSIFT_PROFILE", value_name = "NAME|PATH",
-          add = clap_complete::ArgValueCompleter::new(crate::app::complete_profile))]
+          add = clap_complete::ArgValueCompleter::new(crate::profile::resolve::complete_profile))]
     pub profile: Option<String>,
 
     #[command(flatten)]

@@ -4,10 +4,17 @@
 use std::time::Duration;
 
 pub use crate::output::render::Format;
+pub use crate::output::stall::StallFormat;
 use crate::pipeline::Settings;
 pub use crate::pipeline::records::InputMode;
 pub use crate::pipeline::window::LogSource;
 use crate::pipeline::window::MAX_TAIL_BYTES;
+
+/// The shortest `stall --threshold`: below it, a pause between two tool calls
+/// or a slow first token reads as a stall.
+pub const MIN_THRESHOLD_S: u64 = 30;
+/// The longest `stall --threshold`: a week.
+pub const MAX_THRESHOLD_S: u64 = 7 * 24 * 3600;
 
 /// The longest `--timeout` accepted.
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
@@ -43,21 +50,9 @@ pub enum TestFormat {
     Json,
 }
 
-/// Output formats of `stall`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum StallFormat {
-    /// The `faultsift/stall/v1` object, one line.
-    Json,
-    /// Task metadata: `{"stalled": …, "reason": "…"}`.
-    Pact,
-    /// One line for people (and the verdict's, with `--classify`).
-    Text,
-}
-
 /// Parses `--threshold`: `300`, `300s`, `5m`, `1h` (whole seconds), at least
-/// [`MIN_THRESHOLD_S`](crate::commands::stall::MIN_THRESHOLD_S) and at most a week.
+/// [`MIN_THRESHOLD_S`] and at most a week.
 pub fn parse_threshold(text: &str) -> Result<u64, String> {
-    use crate::commands::stall::{MAX_THRESHOLD_S, MIN_THRESHOLD_S};
     let t = text.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);

@@ -119,9 +119,14 @@ pub enum RuleError {
     /// The id holds characters that would make `profile/id` ambiguous.
     #[error("id `{0}` must be non-empty and hold no `/`, whitespace or control characters")]
     BadId(String),
-    /// `after.within` is outside 1 to [`crate::profile::schema::MAX_AFTER_WITHIN`].
-    #[error("after.within is {0}; it must be 1 to {max}", max = crate::profile::schema::MAX_AFTER_WITHIN)]
-    AfterWithin(usize),
+    /// `after.within` is outside 1 to the limit.
+    #[error("after.within is {within}; it must be 1 to {max}")]
+    AfterWithin {
+        /// The value given.
+        within: usize,
+        /// The largest allowed.
+        max: usize,
+    },
     /// Neither `pattern` nor `patterns` was given, or both were.
     #[error("give exactly one of `pattern` or `patterns` (non-empty; optional with `record`)")]
     Patterns,

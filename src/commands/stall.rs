@@ -25,11 +25,7 @@ pub use state::Record;
 
 /// The default `--threshold`, in seconds.
 pub const DEFAULT_THRESHOLD_S: u64 = 300;
-/// The shortest `--threshold`: below it, a pause between two tool calls or
-/// a slow first token reads as a stall.
-pub const MIN_THRESHOLD_S: u64 = 30;
-/// The longest `--threshold`: a week.
-pub const MAX_THRESHOLD_S: u64 = 7 * 24 * 3600;
+pub use crate::config::{MAX_THRESHOLD_S, MIN_THRESHOLD_S};
 
 /// Screens up to this size are read on `regex-lite` where it can (a pane
 /// without its scrollback fits); longer ones on `regex`.

@@ -119,8 +119,7 @@ pub fn json_schema() -> serde_json::Value {
 }
 
 /// The report as `format` prints it, newline included.
-pub fn render(report: &StallReport, format: crate::config::StallFormat, pretty: bool) -> String {
-    use crate::config::StallFormat;
+pub fn render(report: &StallReport, format: StallFormat, pretty: bool) -> String {
     match format {
         StallFormat::Json => json(report, pretty),
         StallFormat::Pact => json(&Pact { stalled: report.stalled, reason: report.reason.clone() }, pretty),
@@ -147,4 +146,15 @@ fn text(r: &StallReport) -> String {
         out.push_str(&format!("  verdict: {}: {}\n", v.action.as_str(), v.reason));
     }
     out
+}
+
+/// Output formats of `stall`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StallFormat {
+    /// The `faultsift/stall/v1` object, one line.
+    Json,
+    /// Task metadata: `{"stalled": …, "reason": "…"}`.
+    Pact,
+    /// One line for people (and the verdict's, with `--classify`).
+    Text,
 }

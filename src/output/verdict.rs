@@ -34,7 +34,26 @@ use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 
-pub use crate::pipeline::records::Input;
+/// How a window was read, as the verdict says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Input {
+    /// As screen text: cleaned lines.
+    #[default]
+    Text,
+    /// As JSON Lines records.
+    Jsonl,
+}
+
+impl Input {
+    /// `text` or `jsonl`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Input::Text => "text",
+            Input::Jsonl => "jsonl",
+        }
+    }
+}
 use serde::{Deserialize, Serialize};
 
 /// The value of [`Verdict::schema`].

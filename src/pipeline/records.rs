@@ -15,8 +15,6 @@
 //! read as records too, when that tail ends with `}`: the verdict then says the
 //! record was cut, instead of matching screen rules against JSON text.
 
-use serde::{Deserialize, Serialize};
-
 /// How a log's window is read (`--input`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum InputMode {
@@ -29,26 +27,7 @@ pub enum InputMode {
     Jsonl,
 }
 
-/// How a window was read, as the verdict says it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Input {
-    /// As screen text: cleaned lines.
-    #[default]
-    Text,
-    /// As JSON Lines records.
-    Jsonl,
-}
-
-impl Input {
-    /// `text` or `jsonl`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Input::Text => "text",
-            Input::Jsonl => "jsonl",
-        }
-    }
-}
+pub use crate::output::verdict::Input;
 
 /// Where one record is in the window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -290,7 +290,7 @@ fn rule_from_table(profile: &str, table: toml::Table) -> Result<Rule, RuleError>
     if let Some(after) = &raw.after {
         check_pattern(&after.pattern, raw.case_insensitive)?;
         if !(1..=MAX_AFTER_WITHIN).contains(&after.within) {
-            return Err(RuleError::AfterWithin(after.within));
+            return Err(RuleError::AfterWithin { within: after.within, max: MAX_AFTER_WITHIN });
         }
     }
     Ok(Rule {
