@@ -149,14 +149,25 @@ impl Pipeline {
     /// Classifies one log: skip, read, clean, scan, decide. `watch` hears
     /// when the scan starts. A log that cannot be read gets an error verdict.
     pub fn classify(&self, source: &LogSource, watch: Watch<'_>) -> Classified {
+        self.run(&source.label(), watch, || window::read(source, self.settings.window))
+    }
+
+    /// Classifies a window already read (tests, benches, fuzzing): clean,
+    /// scan, decide. Skips as [`Pipeline::classify`] does.
+    pub fn classify_window(&self, log: &str, window: Window) -> Classified {
+        self.run(log, &unwatched, || Ok(window))
+    }
+
+    /// The walk both entry points share: skip, or `read` the window and scan
+    /// it; the window is read only when the log is to be scanned.
+    fn run(&self, log: &str, watch: Watch<'_>, read: impl FnOnce() -> std::io::Result<Window>) -> Classified {
         let started = Instant::now();
-        let label = source.label();
-        let subject = self.subject(&label);
+        let subject = self.subject(log);
         let settings = &self.settings;
         let mut done = match (decide::skip_reason(subject.status, settings.result_present), &self.compiled) {
             (Some(reason), _) => Classified { verdict: decide::skipped(subject, reason), trace: None },
             (None, None) => Classified { verdict: decide::skipped(subject, "nothing to scan".into()), trace: None },
-            (None, Some(compiled)) => match window::read(source, settings.window) {
+            (None, Some(compiled)) => match read() {
                 Err(e) => Classified { verdict: decide::unreadable(subject, e.to_string()), trace: None },
                 Ok(window) => scan_window(compiled, subject, window, settings, watch),
             },
@@ -164,20 +175,6 @@ impl Pipeline {
         if done.trace.is_none() {
             done.verdict.input = self.nominal_input();
         }
-        done.verdict.elapsed_us = micros(started.elapsed());
-        done
-    }
-
-    /// Classifies a window already read (tests, benches, fuzzing): clean,
-    /// scan, decide. Skips as [`Pipeline::classify`] does.
-    pub fn classify_window(&self, log: &str, window: Window) -> Classified {
-        let started = Instant::now();
-        let subject = self.subject(log);
-        let mut done = match (decide::skip_reason(subject.status, self.settings.result_present), &self.compiled) {
-            (Some(reason), _) => Classified { verdict: decide::skipped(subject, reason), trace: None },
-            (None, None) => Classified { verdict: decide::skipped(subject, "nothing to scan".into()), trace: None },
-            (None, Some(compiled)) => scan_window(compiled, subject, window, &self.settings, &unwatched),
-        };
         done.verdict.elapsed_us = micros(started.elapsed());
         done
     }
