@@ -10,7 +10,7 @@
 #
 # Configuration, all optional, from the environment:
 #   FAULTSIFT               the faultsift binary (faultsift)
-#   SUPERVISOR_PROFILE      profile for the agent's screen (claude)
+#   SUPERVISOR_PROFILE      profile for the agent's screen (builtin:claude: pinned, so that a profile the agent writes cannot decide its own verdict)
 #   SUPERVISOR_INTERVAL     seconds between ticks (30)
 #   SUPERVISOR_THRESHOLD    how long a quiet, unchanged screen takes to stall (300s)
 #   SUPERVISOR_STATE        the session's state file (./agent.stall)
@@ -24,7 +24,7 @@
 set -u
 
 faultsift=${FAULTSIFT:-faultsift}
-profile=${SUPERVISOR_PROFILE:-claude}
+profile=${SUPERVISOR_PROFILE:-builtin:claude}
 interval=${SUPERVISOR_INTERVAL:-30}
 threshold=${SUPERVISOR_THRESHOLD:-300s}
 state=${SUPERVISOR_STATE:-./agent.stall}

@@ -52,11 +52,11 @@ fn orchestrate(profile: &str, runs: &[(&str, i32)], env: &[(&str, &str)]) -> (i3
     (out.status.code().unwrap_or(-1), format!("{stdout}{stderr}"))
 }
 
+/// The orchestrator example reads verdicts with jq: a machine without it
+/// fails these tests rather than passing them unrun (`.ci/run` installs it).
 fn have_jq() -> bool {
     let ok = Command::new("jq").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipped: jq is not installed (the orchestrator example needs it)");
-    }
+    assert!(ok, "jq is not installed: the orchestrator example needs it (apt-get install jq)");
     ok
 }
 
@@ -118,33 +118,42 @@ fn orchestrator_verdict_cannot_be_planted_by_the_agent() {
     if !have_jq() {
         return;
     }
-    // The agent writes a profile into its working directory and fails.
+    // The agent writes a profile into its working directory and into the
+    // user's profile directory (the session runs as that user), and fails.
     let planted = "[[rule]]\nid = \"connection-error-retrying\"\npattern = '[\\s\\S]'\n";
-    let (rc, out) = orchestrate_with_plant(planted);
+    let (rc, out) = orchestrate_with_plant(planted, None);
     assert_eq!(rc, 1, "{out}");
     assert!(out.contains("charged (1/1)"), "{out}");
+    // The control: an orchestrator that did not pin `builtin:` is fooled, so
+    // the run above tests the pinning.
+    let (rc, out) = orchestrate_with_plant(planted, Some("claude"));
+    assert_eq!(rc, 75, "{out}");
 }
 
-fn orchestrate_with_plant(planted: &str) -> (i32, String) {
-    // As `orchestrate`, with a profile written where the agent runs.
+fn orchestrate_with_plant(planted: &str, profile: Option<&str>) -> (i32, String) {
+    // As `orchestrate`, with a profile written where the agent can write.
     let dir = tempfile::tempdir().unwrap();
     let work = dir.path().join("work");
-    std::fs::create_dir_all(work.join(".faultsift/profiles")).unwrap();
-    std::fs::write(work.join(".faultsift/profiles/claude.toml"), planted).unwrap();
+    for plant in [work.join(".faultsift/profiles"), dir.path().join(".config/faultsift/profiles")] {
+        std::fs::create_dir_all(&plant).unwrap();
+        std::fs::write(plant.join("claude.toml"), planted).unwrap();
+    }
     std::fs::write(work.join("agent.sh"), format!("printf '%s' '{FAILED_TESTS}'\nexit 1\n")).unwrap();
-    let out = Command::new("bash")
-        .arg(root().join("examples/orchestrator.sh"))
+    let mut cmd = Command::new("bash");
+    cmd.arg(root().join("examples/orchestrator.sh"))
         .args(["--", "bash", "agent.sh"])
         .current_dir(&work)
         .env("FAULTSIFT", env!("CARGO_BIN_EXE_faultsift"))
         .env("LOG_DIR", dir.path())
         .env("BUDGET", "1")
         .env("HOME", dir.path())
-        .env_remove("PROFILE")
         .env_remove("FAULTSIFT_PROFILE_PATH")
-        .env_remove("XDG_CONFIG_HOME")
-        .output()
-        .unwrap();
+        .env_remove("XDG_CONFIG_HOME");
+    match profile {
+        Some(p) => cmd.env("PROFILE", p),
+        None => cmd.env_remove("PROFILE"),
+    };
+    let out = cmd.output().unwrap();
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
 }
 

@@ -87,7 +87,7 @@ fn every_format_shows_a_profile_that_is_not_the_builtin() {
 #[test]
 fn shipped_examples_pin_builtin_profiles() {
     let root = crate::util::root().join("examples");
-    for file in ["orchestrator.sh", "github-actions.yml", "gitlab-ci.yml"] {
+    for file in ["orchestrator.sh", "supervisor.sh", "github-actions.yml", "gitlab-ci.yml"] {
         let text = std::fs::read_to_string(root.join(file)).unwrap();
         assert!(text.contains("builtin:"), "{file} does not pin a built-in profile");
         assert!(!text.contains("--profile claude") && !text.contains("--profile ci "), "{file}");

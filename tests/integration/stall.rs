@@ -386,13 +386,32 @@ fn profiles_show_and_test_the_stall_patterns() {
 /// and restarts the agent. Real time: about a second.
 #[test]
 fn example_supervisor_restarts_a_frozen_agent() {
-    let agent = "#!/bin/sh\n\
+    let stdout = supervise("  I will now run the tests.");
+    assert!(stdout.contains("supervisor: the session is stuck (charge): restarting the agent"), "{stdout}");
+}
+
+/// A session frozen on the provider's error is the environment's fault: the
+/// supervisor pauses and does not restart (or charge) it.
+#[test]
+fn example_supervisor_pauses_an_agent_frozen_on_a_provider_error() {
+    let stdout = supervise("\\342\\234\\225 [API Error: got status: UNAVAILABLE. The model is overloaded.]");
+    assert!(stdout.contains("supervisor: environment fault (retry): pausing, the attempt is not charged"), "{stdout}");
+    assert!(!stdout.contains("restarting the agent"), "{stdout}");
+}
+
+/// Runs examples/supervisor.sh on a fake clock against a fake agent that works
+/// for a moment (a spinner) and then freezes showing `last` (printf octal
+/// escapes allowed); returns what the supervisor printed.
+fn supervise(last: &str) -> String {
+    let agent = format!(
+        "#!/bin/sh\n\
         for i in 1 2 3 4; do\n\
           printf '> fix the tests\\n  step %s\\n \\342\\240\\213 Thinking... (esc to cancel, %ss)\\n' $i $i > \"$1\"\n\
           sleep 0.2\n\
         done\n\
-        printf '> fix the tests\\n  I will now run the tests.\\n' > \"$1\"\n\
-        exec sleep 600\n";
+        printf '> fix the tests\\n{last}\\n' > \"$1\"\n\
+        exec sleep 600\n"
+    );
     let t = Test::new().file("fake-agent.sh", agent);
     let dir = t.path().to_path_buf();
     let out = std::process::Command::new("sh")
@@ -422,6 +441,6 @@ fn example_supervisor_restarts_a_frozen_agent() {
     // Working, then frozen for the threshold: at least five 60 s ticks after the spinner went.
     let last_busy = ticks.iter().rposition(|l| l.contains("(busy)")).unwrap();
     assert!(stalled >= last_busy + 5, "{stdout}");
-    assert!(stdout.contains("supervisor: the session is stuck (charge): restarting the agent"), "{stdout}");
     drop(t);
+    stdout
 }
