@@ -169,6 +169,11 @@ fn stall(args: StallArgs) -> Result<ExitCode> {
         let line = format!("{}: {why}; the static clock starts afresh", args.state.display());
         eprintln!("faultsift: warning: {}", crate::output::safe::line(&line));
     }
+    if args.quiet {
+        // The exit status is the answer: no verdict to compute.
+        return Ok(if decision.stalled { ExitCode::Success } else { ExitCode::NoMatch });
+    }
+    let profile_name = profile.name.clone();
     let verdict = if args.classify {
         let settings = Settings {
             window: spec,
@@ -178,19 +183,16 @@ fn stall(args: StallArgs) -> Result<ExitCode> {
             // A stall tick reads a pane capture: screen text.
             input: crate::pipeline::records::InputMode::Text,
         };
-        let pipeline = Pipeline::new(profile.clone(), settings, Workload::Few)?;
+        let pipeline = Pipeline::new(profile, settings, Workload::Few)?;
         Some(pipeline.classify_window(&label, window).verdict)
     } else {
         None
     };
-    if args.quiet {
-        return Ok(if decision.stalled { ExitCode::Success } else { ExitCode::NoMatch });
-    }
     let report = StallReport {
         schema: SCHEMA_ID.to_string(),
         capture: label,
         session,
-        profile: profile.name,
+        profile: profile_name,
         stalled: decision.stalled,
         state: decision.state,
         static_s: decision.static_s,
@@ -230,7 +232,7 @@ fn test(args: TestArgs) -> Result<ExitCode> {
                 reports.push(report);
             }
             Err(e) => {
-                let message = one_line(&anyhow::Error::new(e));
+                let message = format!("{:#}", anyhow::Error::new(e));
                 eprintln!("faultsift: {}", crate::output::safe::line(&message));
                 load_errors = true;
                 reports.push(check::load_failure(selector, message));
@@ -318,9 +320,9 @@ fn test_report_human(reports: &[check::ProfileReport]) -> String {
     out
 }
 
-/// `1 rule`, `2 rules`.
+/// `1 rule`, `2 rules`: the renderers' helper, for counts of the test report.
 fn plural(n: usize, word: &str) -> String {
-    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+    render::plural(n as u64, word)
 }
 
 fn read_clean_logs(dir: &std::path::Path) -> Result<Vec<check::CleanLog>> {
@@ -390,8 +392,9 @@ fn classify(args: ClassifyArgs) -> Result<ExitCode> {
     let config = resolve_config(&args)?;
     let deadline = budget::load_deadline(config.settings.timeout);
     let profile = resolve_selected(&args.select, deadline)?;
-    let job = Arc::new(budget::with_budget(Some(deadline), || Job::new(profile, &config))?);
     let mut output = Output::new(&config);
+    let quiet = config.quiet;
+    let job = Arc::new(budget::with_budget(Some(deadline), || Job::new(profile, config))?);
     if job.logs.len() == 1 {
         // The process ends with this one log: freeing the compiled profile
         // rule by rule would only delay the exit, so one reference is kept.
@@ -404,7 +407,7 @@ fn classify(args: ClassifyArgs) -> Result<ExitCode> {
         return output.finish();
     }
     // Workers render each verdict, so that this thread only orders and writes.
-    let renderer = (!config.quiet).then(|| Arc::clone(&output.renderer));
+    let renderer = (!quiet).then(|| Arc::clone(&output.renderer));
     workers::classify_logs(job, renderer, |v, bytes| output.rendered(v, bytes));
     output.finish()
 }
@@ -419,7 +422,7 @@ pub fn exit_status(result: Result<ExitCode>) -> u8 {
             {
                 return ExitCode::Success.code();
             }
-            eprintln!("faultsift: {}", crate::output::safe::line(&one_line(&err)));
+            eprintln!("faultsift: {}", crate::output::safe::line(&format!("{err:#}")));
             ExitCode::Error.code()
         }
     }
@@ -460,23 +463,6 @@ pub fn usage_error(err: &clap::Error) -> u8 {
     }
     eprintln!("faultsift: {} (see --help)", crate::output::safe::line(&parts.join(" ")));
     ExitCode::Error.code()
-}
-
-/// `err` and its causes on one line, each cause once: a message that already
-/// ends with (or holds) its cause's text is not followed by it again.
-pub fn one_line(err: &anyhow::Error) -> String {
-    let mut out = String::new();
-    for cause in err.chain() {
-        let text = cause.to_string();
-        if text.is_empty() || out.contains(&text) {
-            continue;
-        }
-        if !out.is_empty() {
-            out.push_str(": ");
-        }
-        out.push_str(&text);
-    }
-    out
 }
 
 /// Where `classify` puts verdicts: rendered to standard output in input order,

@@ -8,12 +8,14 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {
     /// The profile file could not be read.
-    #[error("{}: cannot read profile: {source}", path.display())]
+    // The I/O failure is part of this message, and so not also its `source`:
+    // an error chain printed whole would say it twice.
+    #[error("{}: cannot read profile: {cause}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
         /// The I/O failure.
-        source: io::Error,
+        cause: io::Error,
     },
     /// The file is not valid TOML, or a top-level key has the wrong type.
     #[error("{origin}:{line}:{column}: invalid profile: {message}")]

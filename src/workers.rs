@@ -40,10 +40,10 @@ pub struct Job {
 
 impl Job {
     /// Prepares a run of `config` with `profile`, sized for its logs.
-    pub fn new(profile: Profile, config: &ClassifyConfig) -> Result<Self, ProfileError> {
+    pub fn new(profile: Profile, config: ClassifyConfig) -> Result<Self, ProfileError> {
         let workload = Workload::for_logs(config.logs.len());
-        let pipeline = Pipeline::new(profile, config.settings.clone(), workload)?;
-        Ok(Job { pipeline, logs: config.logs.clone(), threads: config.threads })
+        let pipeline = Pipeline::new(profile, config.settings, workload)?;
+        Ok(Job { pipeline, logs: config.logs, threads: config.threads })
     }
 
     /// The verdict the watchdog gives log `i`, whose scan started at `started`.

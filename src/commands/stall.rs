@@ -23,10 +23,6 @@ use crate::profile::StallPatterns;
 use crate::profile::schema::shown;
 pub use state::Record;
 
-/// The default `--threshold`, in seconds.
-pub const DEFAULT_THRESHOLD_S: u64 = 300;
-pub use crate::config::{MAX_THRESHOLD_S, MIN_THRESHOLD_S};
-
 /// Screens up to this size are read on `regex-lite` where it can (a pane
 /// without its scrollback fits); longer ones on `regex`.
 pub const LITE_SCREEN: usize = 16 << 10;

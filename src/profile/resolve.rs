@@ -74,7 +74,7 @@ impl Resolver {
             if !dir.is_dir() {
                 return Err(ProfileError::Read {
                     path: dir.clone(),
-                    source: std::io::Error::new(std::io::ErrorKind::NotFound, "--profile-dir is not a directory"),
+                    cause: std::io::Error::new(std::io::ErrorKind::NotFound, "--profile-dir is not a directory"),
                 });
             }
             layers.push(Layer::Dir(dir.clone()));
@@ -442,7 +442,7 @@ fn read_path(path: &Path) -> Result<Found, ProfileError> {
         String::from_utf8(bytes)
             .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "stream did not contain valid UTF-8"))
     };
-    let text = read().map_err(|source| ProfileError::Read { path: path.to_path_buf(), source })?;
+    let text = read().map_err(|cause| ProfileError::Read { path: path.to_path_buf(), cause })?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     Ok(Found { origin: Origin::File(path.to_path_buf()), stem, text: Cow::Owned(text), layer: None })
 }

@@ -22,7 +22,6 @@ pub fn cell(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '&' => out.push_str("&amp;"),
             '`' => out.push('\''),
-            c if c.is_control() => out.push(' '),
             c => out.push(c),
         }
     }

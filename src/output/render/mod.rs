@@ -63,7 +63,7 @@ pub fn action_color(action: Action) -> &'static str {
 }
 
 /// `1 log`, `2 logs`.
-fn plural(n: u64, word: &str) -> String {
+pub(crate) fn plural(n: u64, word: &str) -> String {
     if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
 }
 
