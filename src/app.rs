@@ -12,6 +12,7 @@ use crate::cli::{
     ClassifyArgs, Cli, Command, ExplainArgs, ProfileDirs, ProfileSelect, SchemaKind, StallArgs, TestArgs,
 };
 use crate::commands::bait::{self, BaitLine};
+use crate::commands::corpus::Recall;
 use crate::commands::{check, explain, show};
 use crate::config::{ClassifyConfig, Format, LogSource, TestFormat};
 use crate::exit_codes::ExitCode;
@@ -303,10 +304,35 @@ fn test_report_human(reports: &[check::ProfileReport]) -> String {
             plural(c.self_lines, "own line"),
             if c.clean_log_lines > 0 { format!(", {} clean-log lines", c.clean_log_lines) } else { String::new() },
             if c.corpus_train.lines + c.corpus_test.lines > 0 {
-                format!("; corpus recall train {}, test {}", c.corpus_train, c.corpus_test)
+                format!(
+                    "; corpus recall as printed train {}, test {}; lines alone train {}, test {}",
+                    c.corpus_train, c.corpus_test, c.corpus_train_alone, c.corpus_test_alone
+                )
             } else {
                 String::new()
             },
+        ));
+    }
+    // The bar is over the agent profiles' lines together.
+    let agents: Vec<&check::Counts> = reports
+        .iter()
+        .map(|r| &r.counts)
+        .filter(|c| c.profile != "ci" && c.corpus_train.lines + c.corpus_test.lines > 0)
+        .collect();
+    if agents.len() > 1 {
+        let sum = |pick: fn(&check::Counts) -> Recall| {
+            agents.iter().fold(Recall::default(), |a, c| {
+                let r = pick(c);
+                Recall { caught: a.caught + r.caught, lines: a.lines + r.lines }
+            })
+        };
+        out.push_str(&format!(
+            "agents together ({}): corpus recall as printed train {}, test {}; lines alone train {}, test {}\n",
+            plural(agents.len(), "profile"),
+            sum(|c| c.corpus_train),
+            sum(|c| c.corpus_test),
+            sum(|c| c.corpus_train_alone),
+            sum(|c| c.corpus_test_alone),
         ));
     }
     let failures: usize = reports.iter().map(|r| r.failures.len()).sum();

@@ -107,10 +107,16 @@ pub struct Counts {
     pub self_lines: usize,
     /// Clean-log lines checked.
     pub clean_log_lines: usize,
-    /// Recall on the corpus lines of the profile's program, `train` split.
+    /// Recall on the corpus lines of the profile's program, `train` split,
+    /// each classified as printed: below the earlier lines of its post.
     pub corpus_train: Recall,
-    /// Recall on the held-out `test` split.
+    /// The same on the held-out `test` split.
     pub corpus_test: Recall,
+    /// Recall on the `train` lines each classified alone (the stricter
+    /// figure: a continuation line never counts).
+    pub corpus_train_alone: Recall,
+    /// The same on the `test` split.
+    pub corpus_test_alone: Recall,
     /// Failures.
     pub failures: usize,
     /// Warnings.
@@ -349,14 +355,18 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
         }
     }
 
-    // A line of the corpus is caught when its rule (the first that matches it)
-    // pauses or retries: the line alone, as the bait is checked.
-    for line in corpus::for_profile(&profile.name) {
-        let caught = first_text_rule(line.line).is_some_and(|r| profile.rules[r].action.is_env_fault());
-        match line.split {
-            Split::Train => c.corpus_train.add(caught),
-            Split::Test => c.corpus_test.add(caught),
-        }
+    // A line of the corpus counts twice: as printed (the session's log ends
+    // with its post's lines up to it, classified by the whole pipeline) and
+    // alone (its first rule pauses or retries, as the bait is checked).
+    for (line, printed) in corpus::as_printed(&profile.name) {
+        let alone = first_text_rule(line.line).is_some_and(|r| profile.rules[r].action.is_env_fault());
+        let caught = crate::pipeline::classify_text(compiled, &printed).action.is_env_fault();
+        let (split, split_alone) = match line.split {
+            Split::Train => (&mut c.corpus_train, &mut c.corpus_train_alone),
+            Split::Test => (&mut c.corpus_test, &mut c.corpus_test_alone),
+        };
+        split.add(caught);
+        split_alone.add(alone);
         if !caught && line.split == Split::Train {
             r.warnings.push(finding(
                 None,

@@ -74,6 +74,22 @@ pub fn for_profile(profile: &str) -> impl Iterator<Item = CorpusLine> + '_ {
     lines().filter(move |l| profile_for(l.cli) == profile)
 }
 
+/// Each corpus line of `profile` with the text its program printed up to and
+/// including it: the earlier lines of the same post (same program and
+/// source, in file order), then the line. A continuation line (a JSON
+/// body's `"status": "INTERNAL"`, a wrapped tail) names no cause alone; in
+/// a real log it sits below the line that does, and this is how a session
+/// that printed it is classified.
+pub fn as_printed(profile: &str) -> impl Iterator<Item = (CorpusLine, String)> + '_ {
+    let mut printed: std::collections::HashMap<(&str, &str), String> = Default::default();
+    for_profile(profile).map(move |l| {
+        let text = printed.entry((l.cli, l.source)).or_default();
+        text.push_str(l.line);
+        text.push('\n');
+        (l, text.clone())
+    })
+}
+
 /// Lines caught out of lines tried, on one split.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Recall {
@@ -128,6 +144,18 @@ mod tests {
             assert!(train.iter().all(|l| l.split == Split::Train), "{cli}: a train line among the oldest");
             assert!(test.iter().all(|l| l.split == Split::Test), "{cli}: a test line is not among the newest third");
         }
+    }
+
+    #[test]
+    fn a_line_is_printed_below_the_earlier_lines_of_its_post() {
+        let mut seen: std::collections::HashMap<(&str, &str), usize> = Default::default();
+        for (l, text) in as_printed("gemini") {
+            let n = seen.entry((l.cli, l.source)).or_default();
+            *n += 1;
+            assert!(text.ends_with(&format!("{}\n", l.line)));
+            assert_eq!(text.lines().count(), *n, "{}: the block holds the post's lines so far", l.source);
+        }
+        assert!(seen.values().any(|&n| n > 1), "some post gives more than one line");
     }
 
     #[test]

@@ -234,6 +234,19 @@ fn scan_window(
     Classified { verdict, trace: Some(Trace { window, cleaned, records: None, scan }) }
 }
 
+/// Classifies `text` as a whole text log with a profile compiled elsewhere:
+/// clean, scan, decide, with no skip and no watchdog (`faultsift test`
+/// reads the corpus's printed blocks this way).
+pub fn classify_text(compiled: &CompiledProfile, text: &str) -> Verdict {
+    let origin = compiled.profile.origin.label();
+    let subject = Subject { log: "-", profile: &compiled.profile.name, profile_origin: &origin, status: None };
+    let bytes = text.as_bytes().to_vec();
+    let log_bytes = bytes.len() as u64;
+    let window = Window { bytes, start: 0, log_bytes, rotated: false, starts_mid_line: false };
+    let settings = Settings { input: InputMode::Text, ..Settings::default() };
+    scan_window(compiled, subject, window, &settings, &unwatched).verdict
+}
+
 fn micros(d: Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }

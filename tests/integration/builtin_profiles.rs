@@ -160,12 +160,13 @@ fn reset_times_are_captured() {
 }
 
 /// Recall of one profile on the corpus, through the whole pipeline: each line
-/// at the end of a realistic pane capture, as `faultsift classify` sees it.
+/// as printed (below the earlier lines of its post) at the end of a realistic
+/// pane capture, as `faultsift classify` sees it.
 fn pane_recall(name: &str) -> (corpus::Recall, corpus::Recall) {
     let profile = compiled(name);
     let (mut train, mut test) = (corpus::Recall::default(), corpus::Recall::default());
-    for line in corpus::for_profile(name) {
-        let caught = classify(&profile, &realistic_log(line.line)).env_fault;
+    for (line, printed) in corpus::as_printed(name) {
+        let caught = classify(&profile, &realistic_log(printed.trim_end_matches('\n'))).env_fault;
         match line.split {
             corpus::Split::Train => train.add(caught),
             corpus::Split::Test => test.add(caught),
