@@ -13,6 +13,9 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+#[path = "src/profile/define.rs"]
+#[allow(dead_code)]
+mod define;
 #[path = "src/profile/lite.rs"]
 #[allow(dead_code)]
 mod lite;
@@ -26,6 +29,7 @@ mod record;
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    println!("cargo:rerun-if-changed=src/profile/define.rs");
     println!("cargo:rerun-if-changed=src/profile/literal.rs");
     println!("cargo:rerun-if-changed=src/profile/lite.rs");
     println!("cargo:rerun-if-changed=src/profile/record.rs");
@@ -92,7 +96,8 @@ fn builtins(dir: &Path) -> String {
     for f in files(dir, "toml") {
         let stem = f.file_stem().and_then(|n| n.to_str()).unwrap_or_default().to_string();
         let text = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        let table: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let mut table: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        define::expand(&mut table).unwrap_or_else(|e| panic!("{}: {}: {}", f.display(), e.at, e.message));
         assert!(!table.contains_key("env_fault_patterns"), "{}: write [[rule]] tables in built-ins", f.display());
         let extends = table.get("extends").and_then(|v| v.as_str());
         let disable: Vec<&str> = table

@@ -56,6 +56,16 @@ pub enum ProfileError {
         /// Which limit, and by how much.
         message: String,
     },
+    /// `[define]` or a `{{name}}` reference to it is not valid.
+    #[error("{origin}: {at}: {message}")]
+    Define {
+        /// Where the profile came from.
+        origin: String,
+        /// Which fragment, rule or key.
+        at: String,
+        /// What is wrong.
+        message: String,
+    },
     /// `progress_records` holds a condition that is not valid.
     #[error("{origin}: progress_records[{index}]: {message}")]
     ProgressRecord {

@@ -4,6 +4,7 @@
 
 pub mod budget;
 pub mod builtin;
+pub mod define;
 pub mod lite;
 pub mod literal;
 pub mod record;

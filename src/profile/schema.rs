@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use crate::error::{ProfileError, RuleError};
 use crate::output::verdict::Action;
+use crate::profile::define;
 use crate::profile::record::{self, Condition};
 
 /// The longest pattern accepted, in bytes: a cap before any parsing work.
@@ -176,7 +177,21 @@ fn default_kind() -> String {
 /// Parses and validates one profile file. `origin` names it in errors (a path or
 /// `builtin:NAME`); `stem` is the default name.
 pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, ProfileError> {
-    let raw: RawProfile = toml::from_str(text).map_err(|e| toml_error(origin, text, &e))?;
+    let raw: RawProfile = match toml::from_str::<RawProfile>(text) {
+        Err(e) => return Err(toml_error(origin, text, &e)),
+        Ok(raw) if !raw.other.contains_key(define::KEY) => raw,
+        // Fragments are expanded on the table, then it is read again: only a
+        // profile that defines some pays for the second pass.
+        Ok(_) => {
+            let mut table: toml::Table = toml::from_str(text).map_err(|e| toml_error(origin, text, &e))?;
+            define::expand(&mut table).map_err(|e| ProfileError::Define {
+                origin: origin.to_string(),
+                at: e.at,
+                message: e.message,
+            })?;
+            RawProfile::deserialize(table).map_err(|e| toml_error(origin, text, &e))?
+        }
+    };
     let name = raw.name.unwrap_or_else(|| stem.to_string());
     // Names are printed in verdicts, reports and CI pages (SECURITY.md).
     if name.is_empty() || name.contains('/') || name.chars().any(crate::output::safe::is_unsafe) {

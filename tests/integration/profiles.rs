@@ -111,6 +111,11 @@ fn load_errors_are_one_line_naming_file_rule_and_cause() {
             "rule `e`: pattern \"(x)?\" can match the empty string",
         ),
         ("big.toml", "[[rule]]\nid = \"b\"\npattern = '\\w{1000}{1000}'\n", "rule `b`: pattern"),
+        (
+            "define.toml",
+            "[define]\nlead = 'x'\n[[rule]]\nid = \"r\"\npattern = '{{led}}y'\n",
+            "rule r: `{{led}}` is not defined (defined: lead)",
+        ),
     ];
     for (file, text, needle) in cases {
         let out = Test::new().file(file, text).args(["classify", "--profile", file, "x.log"]).status(2).run();
@@ -177,4 +182,33 @@ after = { pattern = '^✕ \[API Error: ', within = 12 }
     let out = t.args(["show", "f.toml"]).run().stdout;
     assert!(out.contains("progress = [") && out.contains("⏺ Bash"), "{out}");
     assert!(out.contains("within = 12"), "{out}");
+}
+
+#[test]
+fn defined_fragments_stand_in_for_their_text_everywhere_a_pattern_is_written() {
+    let profile = r#"
+progress = ['{{lead}}Bash\(']
+[define]
+lead = '^\s*(?:⎿|⏺)?\s*'
+[[rule]]
+id = "connection"
+kind = "connection"
+pattern = '{{lead}}API Error \(Connection error'
+examples = ['  ⎿  API Error (Connection error.) · Retrying in 4 seconds…']
+"#;
+    let t = Test::new().file("d.toml", profile);
+    let v = t.args(["classify", "--profile", "d.toml", "--status", "timeout"]).stdin(FAULT).verdict();
+    assert_eq!((v.action, v.rule.as_deref()), (Action::Pause, Some("d/connection")));
+    // The fragment is anchored: a quotation mid-line is not the fault.
+    let quoted = "the log said API Error (Connection error.) twice\n";
+    let v = Test::new().file("d.toml", profile).args(["classify", "--profile", "d.toml"]).stdin(quoted).verdict();
+    assert_eq!(v.action, Action::Charge);
+    // Progress patterns expand too: the fault followed by a tool call is recovered.
+    let log = format!("{FAULT}⏺ Bash(cargo test)\n");
+    let v = Test::new().file("d.toml", profile).args(["classify", "--profile", "d.toml"]).stdin(log.as_str()).verdict();
+    assert_eq!((v.action, v.recovered), (Action::Charge, true));
+    // `show` prints the resolved patterns, with no [define] left to resolve.
+    let out = Test::new().file("d.toml", profile).args(["show", "d.toml"]).run().stdout;
+    assert!(out.contains(r"^\s*(?:⎿|⏺)?\s*API Error") && !out.contains("{{"), "{out}");
+    assert!(Test::new().file("d.toml", profile).args(["test", "d.toml"]).run().stdout.contains("ok "));
 }
