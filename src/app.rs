@@ -139,7 +139,9 @@ fn stall(args: StallArgs) -> Result<ExitCode> {
 
     let resolver = Resolver::from_env(&args.select.dirs.profile_dirs)?;
     let selector = args.select.profile.as_deref().ok_or_else(|| resolver.none_given())?;
-    let profile = resolver.resolve_for_stall(selector)?;
+    // Without `--classify` a tick needs the screen patterns only.
+    let profile =
+        if args.classify { resolver.resolve_for_stall(selector)? } else { resolver.resolve_for_screen(selector)? };
     let source = match &args.capture {
         Some(path) if path.as_os_str() != "-" => LogSource::Path(path.clone()),
         Some(_) => LogSource::Stdin(None),

@@ -42,17 +42,26 @@ struct ScreenPattern {
 }
 
 impl ScreenPattern {
+    /// A built-in pattern, its literals worked out when faultsift was built.
+    fn builtin(source: &str, literals: Option<&[&str]>) -> Self {
+        let literals = literals.map(|ls| ls.iter().map(|l| (*l).to_string()).collect());
+        ScreenPattern { source: source.to_string(), literals, regex: OnceLock::new() }
+    }
+
     fn new(source: &str) -> Self {
-        let literals = regex_syntax::Parser::new()
-            .parse(source)
-            .ok()
-            .and_then(|hir| crate::profile::literal::required(&hir, false));
+        let literals =
+            regex_syntax::Parser::new().parse(source).ok().and_then(|hir| crate::profile::literal::screen(&hir));
         ScreenPattern { source: source.to_string(), literals, regex: OnceLock::new() }
     }
 
     /// Whether `line` holds one of the required literals (no regex needed).
     fn may_match(&self, line: &str) -> bool {
-        self.literals.as_ref().is_none_or(|ls| ls.iter().any(|l| line.contains(l.as_str())))
+        self.literals.as_ref().is_none_or(|ls| {
+            ls.iter().any(|l| match l.as_bytes() {
+                [b] => memchr::memchr(*b, line.as_bytes()).is_some(),
+                _ => line.contains(l.as_str()),
+            })
+        })
     }
 
     /// The regex, compiled on first use; None if it does not compile (a
@@ -70,15 +79,30 @@ impl ScreenPattern {
         self.regex()?.find(line).map(|m| m.start())
     }
 
+    /// Whether `line` holds a match (a forward search only).
+    fn is_match(&self, line: &str) -> bool {
+        self.may_match(line) && self.regex().is_some_and(|re| re.is_match(line))
+    }
+
     /// The lines of `cleaned` that may match: every line when the pattern
     /// has no literal, else those holding one (one search of the text per
     /// literal: lines are separated by `\n`, which no literal holds).
     fn candidates(&self, cleaned: &Cleaned) -> Candidates {
         let Some(literals) = &self.literals else { return Candidates::All };
+        // A short piece occurs on most lines: [`ScreenPattern::may_match`]
+        // checks each line for it instead.
+        if literals.iter().any(|l| l.len() < crate::profile::literal::MIN_LEN) {
+            return Candidates::All;
+        }
         let mut lines = vec![false; cleaned.lines.len()];
         for literal in literals {
+            // Hits come in text order: the line they fall in only moves on.
+            let mut line = 0;
             for at in memchr::memmem::find_iter(cleaned.text.as_bytes(), literal.as_bytes()) {
-                if let Some(hit) = lines.get_mut(cleaned.lines.partition_point(|l| l.end < at)) {
+                while cleaned.lines.get(line).is_some_and(|l| l.end < at) {
+                    line += 1;
+                }
+                if let Some(hit) = lines.get_mut(line) {
                     *hit = true;
                 }
             }
@@ -122,17 +146,25 @@ impl ScreenPatterns {
     /// until a line holds one of their literals. The patterns were parsed and
     /// checked when the profile was loaded.
     pub fn compile(patterns: &StallPatterns, origin: &str, workload: Workload) -> Result<Self, ProfileError> {
+        // A built-in pattern: its required literals, from the table.
         let builtin = |key: &str, p: &str| {
-            crate::profile::builtin::BUILTINS.iter().any(|b| match key {
-                "busy" => b.busy.contains(&p),
-                _ => b.volatile.contains(&p),
+            crate::profile::builtin::BUILTINS.iter().find_map(|b| {
+                let (list, literals) = match key {
+                    "busy" => (b.busy, b.busy_literals),
+                    _ => (b.volatile, b.volatile_literals),
+                };
+                list.iter().position(|q| *q == p).map(|i| literals.get(i).copied().flatten())
             })
         };
         let prepare = |key: &str, list: &[String]| -> Result<Vec<ScreenPattern>, ProfileError> {
             let mut out = Vec::with_capacity(list.len());
             for (i, p) in list.iter().enumerate() {
-                let pattern = ScreenPattern::new(p);
-                if workload == Workload::Many || !builtin(key, p) {
+                let table = builtin(key, p);
+                let pattern = match table {
+                    Some(literals) => ScreenPattern::builtin(p, literals),
+                    None => ScreenPattern::new(p),
+                };
+                if workload == Workload::Many || table.is_none() {
                     let regex = build_screen_regex(p).map_err(|cause| ProfileError::Rule {
                         origin: origin.to_string(),
                         rule: format!("{key}[{i}]"),
@@ -152,7 +184,23 @@ impl ScreenPatterns {
 
     /// Whether `line` is a busy line.
     pub fn is_busy(&self, line: &str) -> bool {
-        self.busy.iter().any(|p| p.find_start(line).is_some())
+        self.busy.iter().any(|p| p.is_match(line))
+    }
+
+    /// Where the leftmost busy match in `line` starts, trying only the
+    /// patterns `candidate` names; a match at the line's start ends the
+    /// search (the patterns after it are not compiled for it).
+    fn busy_start(&self, line: &str, candidate: impl Fn(usize) -> bool) -> Option<usize> {
+        let mut first: Option<usize> = None;
+        for (k, p) in self.busy.iter().enumerate() {
+            if first == Some(0) {
+                break;
+            }
+            if let Some(at) = candidate(k).then(|| p.find_start(line)).flatten() {
+                first = Some(first.map_or(at, |f| f.min(at)));
+            }
+        }
+        first
     }
 
     /// `line` as the identity sees it: trailing blanks (a pane's padding to
@@ -201,10 +249,16 @@ impl ScreenPatterns {
         let mut busy_line = None;
         for (i, line) in cleaned.lines.iter().enumerate() {
             let text = cleaned.line_text(line);
-            let at =
-                self.busy.iter().zip(&busy).filter(|(_, c)| c.holds(i)).filter_map(|(p, _)| p.find_start(text)).min();
-            if let Some(at) = at {
-                busy_line = busy_line.or_else(|| Some(evidence(text, at, false)));
+            // Evidence is the first busy line, where the match starts; after
+            // it, whether a line is busy is enough.
+            let is_busy = if busy_line.is_none() {
+                let at = self.busy_start(text, |k| busy[k].holds(i));
+                busy_line = at.map(|at| evidence(text, at, false));
+                at.is_some()
+            } else {
+                self.busy.iter().zip(&busy).any(|(p, c)| c.holds(i) && p.is_match(text))
+            };
+            if is_busy {
                 continue;
             }
             hash.write(self.masked_where(text, |k| volatile[k].holds(i)).as_bytes());
@@ -265,9 +319,15 @@ mod tests {
         let s = r.screen(&clean("❯ fix the tests\n● I will run them now (3 files).\n".as_bytes(), false));
         assert!(s.busy_line.is_none());
         assert_eq!(compiled(&r.busy), [false, false]);
-        assert_eq!(compiled(&r.volatile), [true, false, true]);
+        // The clock needs a `:`, the counter a `(`: only the counter's regex.
+        assert_eq!(compiled(&r.volatile), [false, false, true]);
         let s = r.screen(&clean("✻ Thinking… (12s · ↑ 1.2k tokens · esc to interrupt)\n".as_bytes(), false));
         assert_eq!(s.busy_line.as_deref(), Some("✻ Thinking… (12s · ↑ 1.2k tokens · esc to interrupt)"));
+        // The spinner's pattern matched at the line's start: the hint's
+        // pattern could not start earlier, and is not built for it.
+        assert_eq!(compiled(&r.busy), [true, false]);
+        let s = r.screen(&clean("  12 files changed\n  esc to interrupt\n".as_bytes(), false));
+        assert_eq!(s.busy_line.as_deref(), Some("esc to interrupt"));
         assert_eq!(compiled(&r.busy), [true, true]);
         // A batch compiles everything at once.
         let r = claude(Workload::Many);
