@@ -242,6 +242,18 @@ fn builtins(dir: &Path) -> String {
                 );
             }
             let _ = writeln!(out, "        {key}: &{patterns:?},");
+            // What `stall` looks each pattern up by (see literal::screen).
+            let literals: Vec<String> = patterns
+                .iter()
+                .map(|p| {
+                    let hir = regex_syntax::Parser::new().parse(p).unwrap_or_else(|e| panic!("{key}: {e}"));
+                    match literal::screen(&hir) {
+                        Some(l) => format!("Some(&{l:?})"),
+                        None => "None".to_string(),
+                    }
+                })
+                .collect();
+            let _ = writeln!(out, "        {key}_literals: &[{}],", literals.join(", "));
         }
         out.push_str("    },\n");
     }

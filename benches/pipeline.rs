@@ -187,11 +187,14 @@ mod records {
 /// file's locked read and atomic replacement.
 mod stall {
     use super::*;
-    use faultsift::commands::stall::{Owner, Prior, ScreenRules, Tick, decide, state};
+    use faultsift::commands::stall::{Owner, Prior, Tick, decide, state};
+    use faultsift::pipeline::matcher::Workload;
+    use faultsift::pipeline::matcher::screen::ScreenPatterns;
 
-    fn rules() -> ScreenRules {
+    /// As a tick prepares them: built-in patterns compile on first need.
+    fn rules() -> ScreenPatterns {
         let profile = Resolver::new(vec![Layer::Builtin]).resolve_for_stall("claude").unwrap();
-        ScreenRules::compile(&profile.stall, "builtin").unwrap()
+        ScreenPatterns::compile(&profile.stall, "builtin", Workload::Few).unwrap()
     }
 
     const OWNER: Owner<'static> = Owner { session: "bench", profile: "claude" };

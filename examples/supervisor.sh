@@ -6,7 +6,8 @@
 # environment fault: do not charge the attempt, wait for the provider) or
 # restarts the agent (the work itself is stuck).
 #
-#   SUPERVISOR_START='tmux new-session -d -s agent claude' sh examples/supervisor.sh
+#   SUPERVISOR_START='tmux new-session -d -s agent claude' \
+#   SUPERVISOR_STOP='tmux kill-session -t agent' sh examples/supervisor.sh
 #
 # Configuration, all optional, from the environment:
 #   FAULTSIFT               the faultsift binary (faultsift)
@@ -16,6 +17,8 @@
 #   SUPERVISOR_STATE        the session's state file (./agent.stall)
 #   SUPERVISOR_CAPTURE      prints the pane (tmux capture-pane -p -J -t agent)
 #   SUPERVISOR_START        starts the agent, in the background (none: report only)
+#   SUPERVISOR_STOP         stops the agent (none: the started process is killed);
+#                           needed when SUPERVISOR_START detaches, as tmux -d does
 #   SUPERVISOR_BUSY         exits 0 while a tool process runs (none)
 #   SUPERVISOR_IDLE         exits 0 when the agent has no outstanding work (none)
 #   SUPERVISOR_CLOCK_STEP   seconds a tick advances a fake clock (`--now`), for CI
@@ -30,6 +33,7 @@ threshold=${SUPERVISOR_THRESHOLD:-300s}
 state=${SUPERVISOR_STATE:-./agent.stall}
 capture=${SUPERVISOR_CAPTURE:-tmux capture-pane -p -J -t agent}
 start=${SUPERVISOR_START:-}
+stop=${SUPERVISOR_STOP:-}
 max_ticks=${SUPERVISOR_MAX_TICKS:-0}
 max_restarts=${SUPERVISOR_MAX_RESTARTS:-0}
 
@@ -42,6 +46,11 @@ start_agent() {
 }
 stop_agent() {
     [ -n "$agent" ] || return 0
+    # A start that detaches (tmux new-session -d) has exited by now and left
+    # the agent elsewhere: only the stop command reaches it.
+    if [ -n "$stop" ]; then
+        sh -c "$stop"
+    fi
     kill "$agent" 2>/dev/null
     wait "$agent" 2>/dev/null
     agent=

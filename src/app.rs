@@ -19,6 +19,7 @@ use crate::exit_codes::ExitCode;
 use crate::output::render::{self, Renderer};
 use crate::output::summary::Summary;
 use crate::output::verdict::{self, Verdict};
+use crate::pipeline::matcher::screen::ScreenPatterns;
 use crate::pipeline::matcher::{CompiledProfile, Workload};
 use crate::pipeline::window::{self, WindowSpec};
 use crate::pipeline::{Pipeline, Settings};
@@ -134,12 +135,14 @@ fn explain(args: ExplainArgs) -> Result<ExitCode> {
 /// One tick of `stall`: read the capture, read it as a screen, update the
 /// state file under its lock, and print the report.
 fn stall(args: StallArgs) -> Result<ExitCode> {
-    use crate::commands::stall::{self as tick, Owner, ScreenRules, Tick, state};
+    use crate::commands::stall::{self as tick, Owner, Tick, state};
     use crate::output::stall::{SCHEMA_ID, StallReport, render};
 
     let resolver = Resolver::from_env(&args.select.dirs.profile_dirs)?;
     let selector = args.select.profile.as_deref().ok_or_else(|| resolver.none_given())?;
-    let profile = resolver.resolve_for_stall(selector)?;
+    // Without `--classify` a tick needs the screen patterns only.
+    let profile =
+        if args.classify { resolver.resolve_for_stall(selector)? } else { resolver.resolve_for_screen(selector)? };
     let source = match &args.capture {
         Some(path) if path.as_os_str() != "-" => LogSource::Path(path.clone()),
         Some(_) => LogSource::Stdin(None),
@@ -151,8 +154,11 @@ fn stall(args: StallArgs) -> Result<ExitCode> {
     let label = source.label();
     let spec = WindowSpec { tail_bytes: args.tail_bytes, since: None };
     let window = window::read(&source, spec).with_context(|| label.clone())?;
-    let rules = ScreenRules::compile_for(&profile.stall, &profile.origin.label(), window.bytes.len())?;
-    let screen = rules.screen(&crate::pipeline::clean::clean(&window.bytes, window.starts_mid_line));
+    let patterns = ScreenPatterns::compile(&profile.stall, &profile.origin.label(), Workload::Few)?;
+    // Cleaned once: the screen is read from these lines, and `--classify`
+    // scans the same ones.
+    let cleaned = crate::pipeline::clean::clean(&window.bytes, window.starts_mid_line);
+    let screen = patterns.screen(&cleaned);
     let now = args.now.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
     });
@@ -185,7 +191,7 @@ fn stall(args: StallArgs) -> Result<ExitCode> {
             input: crate::pipeline::records::InputMode::Text,
         };
         let pipeline = Pipeline::new(profile, settings, Workload::Few)?;
-        Some(pipeline.classify_window(&label, window).verdict)
+        Some(pipeline.classify_cleaned(&label, window, cleaned).verdict)
     } else {
         None
     };
@@ -223,7 +229,7 @@ fn test(args: TestArgs) -> Result<ExitCode> {
     for selector in &selectors {
         let loaded = resolver.resolve(selector).and_then(|profile| {
             let origin = profile.origin.label();
-            let stall_rules = crate::commands::stall::ScreenRules::compile(&profile.stall, &origin)?;
+            let stall_rules = ScreenPatterns::compile(&profile.stall, &origin, Workload::Many)?;
             Ok((CompiledProfile::compile(profile, &origin)?, stall_rules))
         });
         match loaded {

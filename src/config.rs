@@ -50,21 +50,14 @@ pub enum TestFormat {
     Json,
 }
 
-/// Parses `--threshold`: `300`, `300s`, `5m`, `1h` (whole seconds), at least
-/// [`MIN_THRESHOLD_S`] and at most a week.
+/// Parses `--threshold`: a [`parse_duration`] of whole seconds (`300`,
+/// `300s`, `5m`, `1h`), at least [`MIN_THRESHOLD_S`] and at most a week.
 pub fn parse_threshold(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let n: u64 =
-        num.parse().map_err(|_| format!("`{text}` is not a duration in whole seconds (examples: 300s, 5m)"))?;
-    let scale = match unit.trim() {
-        "" | "s" => 1,
-        "m" | "min" => 60,
-        "h" => 3600,
-        _ => return Err(format!("unknown unit in `{text}` (use s, m or h)")),
-    };
-    let secs = n.checked_mul(scale).ok_or_else(|| format!("`{text}` is too long"))?;
+    let d = parse_duration(text)?;
+    if d.subsec_nanos() != 0 {
+        return Err(format!("`{text}` is not a whole number of seconds (examples: 300s, 5m)"));
+    }
+    let secs = d.as_secs();
     if secs < MIN_THRESHOLD_S {
         return Err(format!(
             "`{text}` is under the {MIN_THRESHOLD_S}s minimum: a pause between two steps would read as a stall"
@@ -138,23 +131,32 @@ pub fn parse_offset(text: &str) -> Result<u64, String> {
     text.trim().parse().map_err(|_| format!("`{text}` is not a byte offset (a whole number of bytes, such as 1048576)"))
 }
 
-/// Parses a deadline: `2s`, `200ms`, `1.5s`, `1m`, `1h`, or a bare number of seconds.
-pub fn parse_timeout(text: &str) -> Result<Duration, String> {
+/// Parses a duration given on the command line: a number, fractions
+/// allowed, and a unit: `ms`, `s` (also a bare number), `m` or `min`, `h`.
+/// The one duration syntax of the options (`--timeout`, `--threshold`);
+/// each option checks its own bounds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let t = text.trim();
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let n: f64 = num.parse().map_err(|_| format!("`{text}` is not a duration (examples: 2s, 200ms)"))?;
-    let secs = match unit.trim() {
-        "" | "s" => n,
-        "ms" => n / 1000.0,
-        "m" | "min" => n * 60.0,
-        "h" => n * 3600.0,
+    let n: f64 = num.parse().map_err(|_| format!("`{text}` is not a duration (examples: 2s, 200ms, 5m)"))?;
+    let scale = match unit.trim() {
+        "" | "s" => 1.0,
+        "ms" => 0.001,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
         _ => return Err(format!("unknown unit in `{text}` (use ms, s, m or h)")),
     };
-    if secs.is_nan() || secs <= 0.0 || secs > MAX_TIMEOUT.as_secs_f64() {
+    Duration::try_from_secs_f64(n * scale).map_err(|_| format!("`{text}` is too long"))
+}
+
+/// Parses `--timeout`: a [`parse_duration`] over 0 and at most [`MAX_TIMEOUT`].
+pub fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let d = parse_duration(text)?;
+    if d.is_zero() || d > MAX_TIMEOUT {
         return Err(format!("`{text}` must be more than 0 and at most 1 hour"));
     }
-    Ok(Duration::from_secs_f64(secs))
+    Ok(d)
 }
 
 #[cfg(test)]
@@ -204,8 +206,9 @@ mod tests {
         assert!(parse_threshold("0").unwrap_err().contains("minimum"));
         assert!(parse_threshold("8d").unwrap_err().contains("unknown unit"));
         assert!(parse_threshold("200h").unwrap_err().contains("maximum"));
-        assert!(parse_threshold("1.5m").is_err());
-        assert!(parse_threshold("99999999999999999999h").is_err());
+        assert_eq!(parse_threshold("1.5m"), Ok(90), "the duration syntax of --timeout");
+        assert!(parse_threshold("90.5s").unwrap_err().contains("whole number of seconds"));
+        assert!(parse_threshold("99999999999999999999h").unwrap_err().contains("too long"));
     }
 
     #[test]
@@ -218,5 +221,7 @@ mod tests {
         assert_eq!(parse_timeout("1h"), Ok(Duration::from_secs(3600)));
         assert!(parse_timeout("2h").is_err());
         assert!(parse_timeout("soon").is_err());
+        assert!(parse_timeout("5x").unwrap_err().contains("unknown unit"));
+        assert!(parse_timeout("99999999999999999999h").unwrap_err().contains("too long"));
     }
 }

@@ -398,7 +398,7 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
 /// `report`.
 pub fn check_stall(
     profile: &crate::profile::Profile,
-    rules: &crate::commands::stall::ScreenRules,
+    rules: &crate::pipeline::matcher::screen::ScreenPatterns,
     bait: &[BaitLine],
     clean_logs: &[CleanLog],
     report: &mut ProfileReport,
@@ -414,9 +414,7 @@ pub fn check_stall(
         location: Some(location),
         text: Some(text.to_string()),
     };
-    // Masks are NUL characters: a line with nothing else is all chrome.
-    let all_masked =
-        |line: &str| !line.trim().is_empty() && rules.masked(line).chars().all(|c| c == '\0' || c.is_whitespace());
+    let all_masked = |line: &str| rules.masks_all(line);
     let masks = "`volatile` masks the whole line: streaming output like it would look like a frozen screen";
     for b in bait {
         let line = clean_line(b.text);

@@ -8,178 +8,14 @@
 //! The identity is a hash of the cleaned lines, leaving out the lines a
 //! profile's `busy` patterns match and masking what its `volatile` patterns
 //! match, so a ticking clock or a spinner's elapsed counter does not look
-//! like progress, and streaming output does.
+//! like progress, and streaming output does. The match stage reads the screen
+//! ([`crate::pipeline::matcher::screen`]); this module decides.
 
 pub mod state;
 
-use regex::{Regex, RegexBuilder};
-
-use crate::error::{ProfileError, RuleError};
-use crate::output::evidence;
 use crate::output::stall::TickState;
-use crate::pipeline::clean::Cleaned;
-use crate::pipeline::matcher::SIZE_LIMIT;
-use crate::profile::StallPatterns;
-use crate::profile::schema::shown;
+pub use crate::pipeline::matcher::screen::Screen;
 pub use state::Record;
-
-/// Screens up to this size are read on `regex-lite` where it can (a pane
-/// without its scrollback fits); longer ones on `regex`.
-pub const LITE_SCREEN: usize = 16 << 10;
-/// Cache limit of the lazy DFA of each combined regex.
-const DFA_SIZE_LIMIT: usize = 2 << 20;
-/// Stands in the identity for what a `volatile` pattern matched: a control
-/// character, which no cleaned line holds, so a mask never equals text.
-const MASK: &str = "\u{0}";
-
-/// A profile's `busy` and `volatile` patterns, each kind compiled into one
-/// regex (an alternation of the patterns), for reading screens.
-#[derive(Debug)]
-pub struct ScreenRules {
-    busy: Option<Engine>,
-    volatile: Option<Engine>,
-}
-
-/// One combined regex, for a small screen on `regex-lite` when its printed
-/// form means the same there (see [`crate::profile::lite`]): a tick is a
-/// one-shot process, and `regex` spends more on compiling a pattern with a
-/// non-ASCII class than reading a pane costs. `regex-lite` searches several
-/// times slower, so a long capture (scrollback) stays on `regex`, and so does
-/// a pattern with Unicode word boundaries, which `regex-lite` does not have.
-#[derive(Debug)]
-enum Engine {
-    Full(Regex),
-    Lite(regex_lite::Regex),
-}
-
-impl Engine {
-    fn build(pattern: &str, lite: bool) -> Result<Engine, regex::Error> {
-        let hir = lite.then(|| regex_syntax::ParserBuilder::new().build().parse(pattern).ok()).flatten();
-        let form = hir.as_ref().and_then(crate::profile::lite::form).filter(|f| !f.ascii_words);
-        if let Some(re) =
-            form.and_then(|f| regex_lite::RegexBuilder::new(&f.pattern).size_limit(SIZE_LIMIT).build().ok())
-        {
-            return Ok(Engine::Lite(re));
-        }
-        RegexBuilder::new(pattern).size_limit(SIZE_LIMIT).dfa_size_limit(DFA_SIZE_LIMIT).build().map(Engine::Full)
-    }
-
-    fn is_match(&self, line: &str) -> bool {
-        match self {
-            Engine::Full(re) => re.is_match(line),
-            Engine::Lite(re) => re.is_match(line),
-        }
-    }
-
-    fn find_start(&self, line: &str) -> Option<usize> {
-        match self {
-            Engine::Full(re) => re.find(line).map(|m| m.start()),
-            Engine::Lite(re) => re.find(line).map(|m| m.start()),
-        }
-    }
-
-    fn mask<'a>(&self, line: &'a str) -> std::borrow::Cow<'a, str> {
-        match self {
-            Engine::Full(re) => re.replace_all(line, MASK),
-            Engine::Lite(re) => re.replace_all(line, MASK),
-        }
-    }
-}
-
-/// What one screen shows, for the decision.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Screen {
-    /// The hash of the screen's lines, busy lines left out and volatile spans
-    /// masked, as 16 hex digits.
-    pub identity: String,
-    /// The first busy line on screen (a spinner sits above the footer hint
-    /// and says more), as evidence: cleaned, windowed around the match,
-    /// redacted.
-    pub busy_line: Option<String>,
-}
-
-impl ScreenRules {
-    /// Compiles `patterns` to read many lines (`test`); `origin` names the
-    /// profile in errors. The patterns were validated one by one when the
-    /// profile was loaded; what can still fail here is the size of the
-    /// combined regex.
-    pub fn compile(patterns: &StallPatterns, origin: &str) -> Result<Self, ProfileError> {
-        Self::compile_for(patterns, origin, usize::MAX)
-    }
-
-    /// As [`ScreenRules::compile`], for one screen of `screen_bytes` bytes.
-    pub fn compile_for(patterns: &StallPatterns, origin: &str, screen_bytes: usize) -> Result<Self, ProfileError> {
-        let lite = screen_bytes <= LITE_SCREEN;
-        let combine = |key: &str, list: &[String]| -> Result<Option<Engine>, ProfileError> {
-            if list.is_empty() {
-                return Ok(None);
-            }
-            let joined = list.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|");
-            Engine::build(&joined, lite).map(Some).map_err(|e| ProfileError::Rule {
-                origin: origin.to_string(),
-                rule: key.to_string(),
-                cause: match e {
-                    regex::Error::CompiledTooBig(limit) => RuleError::TooBig { pattern: shown(&joined), limit },
-                    other => {
-                        RuleError::Regex { pattern: shown(&joined), message: other.to_string().replace('\n', " ") }
-                    }
-                },
-            })
-        };
-        Ok(ScreenRules { busy: combine("busy", &patterns.busy)?, volatile: combine("volatile", &patterns.volatile)? })
-    }
-
-    /// Whether `line` is a busy line.
-    pub fn is_busy(&self, line: &str) -> bool {
-        self.busy.as_ref().is_some_and(|re| re.is_match(line))
-    }
-
-    /// `line` as the identity sees it: volatile spans masked, trailing blanks
-    /// (a pane's padding to its width) dropped.
-    pub fn masked<'a>(&self, line: &'a str) -> std::borrow::Cow<'a, str> {
-        let line = line.trim_end();
-        match &self.volatile {
-            Some(re) => re.mask(line),
-            None => std::borrow::Cow::Borrowed(line),
-        }
-    }
-
-    /// Reads one cleaned screen.
-    pub fn screen(&self, cleaned: &Cleaned) -> Screen {
-        let mut hash = Fnv::new();
-        let mut busy_line = None;
-        for (_, line) in cleaned.iter() {
-            if let Some(at) = self.busy.as_ref().and_then(|re| re.find_start(line)) {
-                busy_line = busy_line.or(Some((line, at)));
-                continue;
-            }
-            hash.write(self.masked(line).as_bytes());
-            hash.write(b"\n");
-        }
-        Screen {
-            identity: format!("{:016x}", hash.0),
-            busy_line: busy_line.map(|(line, at)| evidence::evidence(line, at, false)),
-        }
-    }
-}
-
-/// FNV-1a, 64 bits: a hash whose value is fixed by its definition, so a state
-/// file written by one build of faultsift means the same to the next (the
-/// standard library's hasher may change between Rust releases). Screens are
-/// compared with the session's own earlier screens, not with an adversary's.
-struct Fnv(u64);
-
-impl Fnv {
-    fn new() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-}
 
 /// The caller's side of one tick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -344,19 +180,22 @@ fn check(r: &Record, owner: Owner<'_>, now: u64) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::pipeline::clean::clean;
+    use crate::pipeline::matcher::Workload;
+    use crate::pipeline::matcher::screen::ScreenPatterns;
+    use crate::profile::StallPatterns;
 
     const OWNER: Owner<'static> = Owner { session: "s", profile: "p" };
 
-    /// Rules as a tick of a small screen compiles them.
-    fn rules(busy: &[&str], volatile: &[&str]) -> ScreenRules {
+    /// Patterns as a tick prepares them.
+    fn rules(busy: &[&str], volatile: &[&str]) -> ScreenPatterns {
         let patterns = StallPatterns {
             busy: busy.iter().map(|s| (*s).to_string()).collect(),
             volatile: volatile.iter().map(|s| (*s).to_string()).collect(),
         };
-        ScreenRules::compile_for(&patterns, "t.toml", 100).unwrap()
+        ScreenPatterns::compile(&patterns, "t.toml", Workload::Few).unwrap()
     }
 
-    fn screen_of(r: &ScreenRules, text: &str) -> Screen {
+    fn screen_of(r: &ScreenPatterns, text: &str) -> Screen {
         r.screen(&clean(text.as_bytes(), false))
     }
 
@@ -366,7 +205,7 @@ mod tests {
 
     /// Runs ticks in order over `(now, screen, busy flag, idle flag)`,
     /// carrying the record; returns every decision.
-    fn run(r: &ScreenRules, ticks: &[(u64, &str, bool, bool)]) -> Vec<Decision> {
+    fn run(r: &ScreenPatterns, ticks: &[(u64, &str, bool, bool)]) -> Vec<Decision> {
         let mut prior = Prior::Unusable("missing".into());
         let mut out = Vec::new();
         for &(now, text, busy, idle) in ticks {
@@ -558,56 +397,5 @@ mod tests {
         assert_ne!(screen_of(&r, "ab\nc\n").identity, screen_of(&r, "a\nbc\n").identity, "line breaks count");
         assert_eq!(a.identity.len(), 16);
         assert_eq!(screen_of(&r, "").identity, format!("{:016x}", 0xcbf2_9ce4_8422_2325_u64), "FNV-1a offset basis");
-    }
-
-    #[test]
-    fn lite_where_it_means_the_same_full_where_it_does_not() {
-        let r = rules(&[r"^[ \t]*[⠋⠙] ", r"esc(?-u:\b)"], &[r"\d+s"]);
-        assert!(matches!(r.busy, Some(Engine::Lite(_))) && matches!(r.volatile, Some(Engine::Lite(_))));
-        // `\d` is Unicode on both engines: the lite form spells the classes out.
-        assert_eq!(r.masked("took ٣s"), "took \u{0}");
-        let patterns = StallPatterns { busy: vec!["esc".into()], volatile: Vec::new() };
-        let long = ScreenRules::compile_for(&patterns, "t.toml", LITE_SCREEN + 1).unwrap();
-        assert!(matches!(long.busy, Some(Engine::Full(_))), "a long screen is read on regex");
-        let r = rules(&[r"\bWorking\b"], &[]);
-        assert!(matches!(r.busy, Some(Engine::Full(_))), "Unicode word boundaries stay on regex");
-        assert!(!r.is_busy("éWorking"), "no boundary between two word characters, é being one");
-        assert!(r.is_busy("• Working (5s)"));
-    }
-
-    #[test]
-    fn both_engines_read_the_builtin_patterns_alike() {
-        use crate::profile::{Layer, Resolver};
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/stall");
-        let mut lines: Vec<String> = crate::commands::bait::lines().map(|b| b.text.to_string()).collect();
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
-            lines.extend(clean(&bytes, false).iter().map(|(_, l)| l.to_string()));
-        }
-        let resolver = Resolver::new(vec![Layer::Builtin]);
-        let mut compared = 0;
-        for b in crate::profile::builtin::BUILTINS {
-            let profile = resolver.resolve_for_stall(b.name).unwrap();
-            let lite = ScreenRules::compile_for(&profile.stall, b.name, 1).unwrap();
-            let full = ScreenRules::compile_for(&profile.stall, b.name, usize::MAX).unwrap();
-            assert!(
-                !matches!(lite.busy, Some(Engine::Full(_))),
-                "{}: built-in busy patterns run on regex-lite",
-                b.name
-            );
-            for line in &lines {
-                assert_eq!(lite.is_busy(line), full.is_busy(line), "{}: {line}", b.name);
-                assert_eq!(lite.masked(line), full.masked(line), "{}: {line}", b.name);
-                compared += 1;
-            }
-        }
-        assert!(compared > 10_000, "{compared}");
-    }
-
-    #[test]
-    fn oversized_combined_patterns_are_a_profile_error() {
-        let huge = StallPatterns { busy: vec![r"\w{1000}".to_string(); 8], volatile: Vec::new() };
-        let e = ScreenRules::compile(&huge, "t.toml").unwrap_err().to_string();
-        assert!(e.starts_with("t.toml: rule `busy`:"), "{e}");
     }
 }

@@ -149,18 +149,31 @@ impl Pipeline {
     /// Classifies one log: skip, read, clean, scan, decide. `watch` hears
     /// when the scan starts. A log that cannot be read gets an error verdict.
     pub fn classify(&self, source: &LogSource, watch: Watch<'_>) -> Classified {
-        self.run(&source.label(), watch, || window::read(source, self.settings.window))
+        self.run(&source.label(), watch, || Ok((window::read(source, self.settings.window)?, None)))
     }
 
     /// Classifies a window already read (tests, benches, fuzzing): clean,
     /// scan, decide. Skips as [`Pipeline::classify`] does.
     pub fn classify_window(&self, log: &str, window: Window) -> Classified {
-        self.run(log, &unwatched, || Ok(window))
+        self.run(log, &unwatched, || Ok((window, None)))
     }
 
-    /// The walk both entry points share: skip, or `read` the window and scan
-    /// it; the window is read only when the log is to be scanned.
-    fn run(&self, log: &str, watch: Watch<'_>, read: impl FnOnce() -> std::io::Result<Window>) -> Classified {
+    /// Classifies a window already read and cleaned, as text: scan, decide.
+    /// For a caller that read the lines itself (a `stall --classify` tick),
+    /// so that a window is cleaned once. Skips as [`Pipeline::classify`] does.
+    pub fn classify_cleaned(&self, log: &str, window: Window, cleaned: Cleaned) -> Classified {
+        self.run(log, &unwatched, || Ok((window, Some(cleaned))))
+    }
+
+    /// The walk the entry points share: skip, or `read` the window (and its
+    /// lines, when the caller cleaned them) and scan it; the window is read
+    /// only when the log is to be scanned.
+    fn run(
+        &self,
+        log: &str,
+        watch: Watch<'_>,
+        read: impl FnOnce() -> std::io::Result<(Window, Option<Cleaned>)>,
+    ) -> Classified {
         let started = Instant::now();
         let subject = self.subject(log);
         let settings = &self.settings;
@@ -169,7 +182,7 @@ impl Pipeline {
             (None, None) => Classified { verdict: decide::skipped(subject, "nothing to scan".into()), trace: None },
             (None, Some(compiled)) => match read() {
                 Err(e) => Classified { verdict: decide::unreadable(subject, e.to_string()), trace: None },
-                Ok(window) => scan_window(compiled, subject, window, settings, watch),
+                Ok((window, cleaned)) => scan_window(compiled, subject, window, cleaned, settings, watch),
             },
         };
         if done.trace.is_none() {
@@ -202,11 +215,13 @@ impl Pipeline {
     }
 }
 
-/// Read as records or clean, scan under the deadline, decide.
+/// Read as records or clean (unless the caller gave the cleaned lines), scan
+/// under the deadline, decide.
 fn scan_window(
     compiled: &CompiledProfile,
     subject: Subject<'_>,
     window: Window,
+    cleaned: Option<Cleaned>,
     settings: &Settings,
     watch: Watch<'_>,
 ) -> Classified {
@@ -216,7 +231,11 @@ fn scan_window(
     if !small {
         watch(scan_start, false);
     }
-    if let Some(records) = records::read(&window.bytes, window.starts_mid_line, settings.input) {
+    let records = match cleaned {
+        Some(_) => None,
+        None => records::read(&window.bytes, window.starts_mid_line, settings.input),
+    };
+    if let Some(records) = records {
         if small {
             watch(scan_start, compiled.records_are_bounded(&records));
         }
@@ -225,7 +244,7 @@ fn scan_window(
         let trace = Trace { window, cleaned: Cleaned::default(), records: Some(records), scan };
         return Classified { verdict, trace: Some(trace) };
     }
-    let cleaned = clean::clean(&window.bytes, window.starts_mid_line);
+    let cleaned = cleaned.unwrap_or_else(|| clean::clean(&window.bytes, window.starts_mid_line));
     if small {
         watch(scan_start, compiled.scan_is_bounded(&cleaned));
     }

@@ -28,6 +28,11 @@ pub struct Builtin {
     pub busy: &'static [&'static str],
     /// `volatile` patterns (`faultsift stall` only).
     pub volatile: &'static [&'static str],
+    /// Per `busy` pattern, the literals `stall` looks it up by
+    /// ([`crate::profile::literal::screen`]).
+    pub busy_literals: &'static [Option<&'static [&'static str]>],
+    /// Per `volatile` pattern, the same.
+    pub volatile_literals: &'static [Option<&'static [&'static str]>],
 }
 
 /// A built-in rule as matching needs it (no examples, no prose).

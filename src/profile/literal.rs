@@ -20,6 +20,29 @@ pub fn required(hir: &Hir, case_insensitive: bool) -> Option<Vec<String>> {
     ok.then_some(set)
 }
 
+/// The literals a `stall` screen pattern is looked up by: its
+/// [`required`] ones, else the longest literal piece of it as a sequence
+/// (`:` in a clock, `(` in an elapsed counter), however short: every match
+/// holds each piece of a sequence, and even one byte spares the regex most
+/// lines of a screen. None: every line is searched.
+pub fn screen(hir: &Hir) -> Option<Vec<String>> {
+    if let Some(set) = required(hir, false) {
+        return Some(set);
+    }
+    let mut top = hir;
+    while let HirKind::Capture(cap) = top.kind() {
+        top = &cap.sub;
+    }
+    let HirKind::Concat(subs) = top.kind() else { return None };
+    subs.iter()
+        .filter_map(|s| match s.kind() {
+            HirKind::Literal(l) => std::str::from_utf8(&l.0).ok(),
+            _ => None,
+        })
+        .max_by_key(|l| l.len())
+        .map(|l| vec![l.to_string()])
+}
+
 /// Every other set of literals a match of `hir` must hold, besides the one
 /// [`required`] gives: the parts of a concatenation are all in every match, so
 /// each part's set is required too. A line that holds the first set but not

@@ -119,6 +119,13 @@ impl Resolver {
         self.resolve_with(selector, Detail::Stall)
     }
 
+    /// As [`Resolver::resolve_for_stall`] for a tick that only reads a screen:
+    /// a built-in profile (and its built-in bases) without its rules, which
+    /// only `--classify` needs. A profile file is resolved whole.
+    pub fn resolve_for_screen(&self, selector: &str) -> Result<Profile, ProfileError> {
+        self.resolve_with(selector, Detail::Screen)
+    }
+
     fn resolve_with(&self, selector: &str, detail: Detail) -> Result<Profile, ProfileError> {
         super::budget::with_budget(self.deadline, || self.resolve_budgeted(selector, detail))
     }
@@ -204,9 +211,12 @@ impl Resolver {
             Origin::Builtin => format!("builtin:{}", found.stem),
             Origin::File(p) => p.display().to_string(),
         };
+        // A file's `disable` names inherited rules: its bases keep theirs.
+        let detail = if detail == Detail::Screen && found.origin != Origin::Builtin { Detail::Stall } else { detail };
         let file = match (detail, &found.origin, builtin::get(&found.stem)) {
             (Detail::Matching, Origin::Builtin, Some(b)) => lean(b, false),
             (Detail::Stall, Origin::Builtin, Some(b)) => lean(b, true),
+            (Detail::Screen, Origin::Builtin, Some(b)) => screen_only(b),
             (Detail::Full, Origin::Builtin, Some(b)) => {
                 let mut file = schema::parse(&origin_label, &found.stem, &found.text)?;
                 mark_builtin(&mut file, b);
@@ -258,6 +268,9 @@ enum Detail {
     Matching,
     /// Matching, plus the `busy` and `volatile` patterns (`stall`).
     Stall,
+    /// The `busy` and `volatile` patterns only, for a built-in chain (a
+    /// `stall` tick without `--classify`).
+    Screen,
 }
 
 /// A built-in profile parsed in full (for `test`) runs as `classify` runs it:
@@ -329,6 +342,25 @@ fn lean(b: &builtin::Builtin, with_stall: bool) -> ProfileFile {
             }
         } else {
             super::StallPatterns::default()
+        },
+    }
+}
+
+/// A built-in profile's `busy` and `volatile` patterns, nothing to match with.
+fn screen_only(b: &builtin::Builtin) -> ProfileFile {
+    ProfileFile {
+        name: b.name.to_string(),
+        description: None,
+        carries_model_output: b.carries_model_output,
+        extends: b.extends.map(str::to_string),
+        disable: Vec::new(),
+        rules: Vec::new(),
+        progress: Vec::new(),
+        unknown_keys: Vec::new(),
+        progress_records: Vec::new(),
+        stall: super::StallPatterns {
+            busy: b.busy.iter().map(|p| (*p).to_string()).collect(),
+            volatile: b.volatile.iter().map(|p| (*p).to_string()).collect(),
         },
     }
 }
@@ -493,6 +525,25 @@ mod tests {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
         path
+    }
+
+    #[test]
+    fn a_screen_resolve_has_the_stall_patterns_and_no_rules() {
+        let r = Resolver::new(vec![Layer::Builtin]);
+        for name in ["qwen", "claude", "ci"] {
+            let screen = r.resolve_for_screen(name).unwrap();
+            let stall = r.resolve_for_stall(name).unwrap();
+            assert_eq!(screen.stall, stall.stall, "{name}");
+            assert!(screen.rules.is_empty() && !stall.rules.is_empty(), "{name}");
+        }
+        assert!(r.resolve_for_screen("qwen").unwrap().stall.busy.len() >= 2, "gemini's busy patterns inherited");
+        // A file that disables an inherited rule: its bases keep their rules.
+        let dir = tempfile::tempdir().unwrap();
+        let id = &r.resolve("claude").unwrap().rules[0].id;
+        let path =
+            write(dir.path(), "mine.toml", &format!("extends = \"claude\"\ndisable = [\"{id}\"]\nbusy = ['x y']\n"));
+        let screen = r.resolve_for_screen(path.to_str().unwrap()).unwrap();
+        assert_eq!(screen.stall.busy.last().map(String::as_str), Some("x y"));
     }
 
     #[test]

@@ -196,3 +196,43 @@ fn gitlab_example_parses() {
     let script = doc["classify-failures"]["script"].as_sequence().unwrap();
     assert!(script.iter().filter_map(|s| s.as_str()).any(|s| s.contains("--profile builtin:ci")));
 }
+
+#[test]
+fn orchestrator_charges_a_run_faultsift_could_not_classify() {
+    if !have_jq() {
+        return;
+    }
+    // A profile that does not resolve: classify exits 2 on every run, and
+    // each run is charged (not retried for free, not looped on).
+    let (rc, out) = orchestrate("builtin:no-such-profile", &[(CONNECTION, 1)], &[("BUDGET", "2")]);
+    assert_eq!(rc, 1, "{out}");
+    assert_eq!(out.matches("faultsift could not classify").count(), 2, "{out}");
+    assert!(out.contains("run 2: faultsift could not classify") && out.contains("budget spent after 2 runs"), "{out}");
+}
+
+#[test]
+fn orchestrator_charges_a_session_that_recovered_from_its_fault() {
+    if !have_jq() {
+        return;
+    }
+    // A connection fault, then the agent worked on (an edit) and failed its
+    // tests: the fault is not what the session died of, so the run is charged.
+    let log = format!("{CONNECTION}⏺ Update(src/lib.rs)\n  ⎿  Updated src/lib.rs with 2 additions\n{FAILED_TESTS}");
+    let (rc, out) = orchestrate("builtin:claude", &[(&log, 1)], &[("BUDGET", "1")]);
+    assert_eq!(rc, 1, "{out}");
+    assert!(out.contains("run 1: charged (1/1): recovered: the session got past an environment fault"), "{out}");
+}
+
+#[test]
+fn orchestrator_stops_after_max_runs_of_free_retries() {
+    if !have_jq() {
+        return;
+    }
+    // Overloaded five times, then it would succeed: MAX_RUNS=3 stops the
+    // loop first, though no run was charged.
+    let runs = [(OVERLOADED, 1), (OVERLOADED, 1), (OVERLOADED, 1), (OVERLOADED, 1), (OVERLOADED, 1), ("done\n", 0)];
+    let (rc, out) = orchestrate("builtin:claude", &runs, &[("MAX_RUNS", "3")]);
+    assert_eq!(rc, 1, "{out}");
+    assert_eq!(out.matches("transient fault, not charged").count(), 3, "{out}");
+    assert!(out.contains("budget spent after 3 runs") && !out.contains("succeeded"), "{out}");
+}

@@ -390,6 +390,32 @@ fn example_supervisor_restarts_a_frozen_agent() {
     assert!(stdout.contains("supervisor: the session is stuck (charge): restarting the agent"), "{stdout}");
 }
 
+/// An agent started detached (as `tmux new-session -d` starts one) is not the
+/// process behind `$!`: `SUPERVISOR_STOP` stops it on a restart. Without the
+/// hook the detached agent outlives the supervisor (the control, which shows
+/// the check can fail).
+#[test]
+fn example_supervisor_stops_a_detached_agent_with_its_stop_hook() {
+    let alive = |dir: &std::path::Path| {
+        let pid = std::fs::read_to_string(dir.join("agent.pid")).unwrap();
+        let pid = pid.trim().to_string();
+        // Running unless gone or a zombie (an orphan's parent here may not reap it).
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat.rsplit_once(") ").map(|(_, rest)| rest.chars().next());
+        let alive = matches!(state, Some(Some(c)) if c != 'Z' && c != 'X');
+        (pid, alive)
+    };
+    let detached = "sh detach.sh";
+    let stop = [("SUPERVISOR_STOP", "kill $(cat agent.pid)")];
+    let (_, t) = supervise_with("  I will now run the tests.", detached, &stop);
+    let (pid, running) = alive(t.path());
+    assert!(!running, "the stop hook stopped agent {pid}");
+    let (_, t) = supervise_with("  I will now run the tests.", detached, &[]);
+    let (pid, running) = alive(t.path());
+    let _ = std::process::Command::new("kill").arg(&pid).status();
+    assert!(running, "control: without the hook, detached agent {pid} survives");
+}
+
 /// A session frozen on the provider's error is the environment's fault: the
 /// supervisor pauses and does not restart (or charge) it.
 #[test]
@@ -403,6 +429,13 @@ fn example_supervisor_pauses_an_agent_frozen_on_a_provider_error() {
 /// for a moment (a spinner) and then freezes showing `last` (printf octal
 /// escapes allowed); returns what the supervisor printed.
 fn supervise(last: &str) -> String {
+    supervise_with(last, "sh fake-agent.sh screen.txt", &[]).0
+}
+
+/// [`supervise`] with the agent started by `start` (`detach.sh` starts it in
+/// the background and exits, writing its pid to `agent.pid`) and more
+/// environment; returns the output and the scratch directory.
+fn supervise_with(last: &str, start: &str, env: &[(&str, &str)]) -> (String, Test) {
     let agent = format!(
         "#!/bin/sh\n\
         for i in 1 2 3 4; do\n\
@@ -412,9 +445,12 @@ fn supervise(last: &str) -> String {
         printf '> fix the tests\\n{last}\\n' > \"$1\"\n\
         exec sleep 600\n"
     );
-    let t = Test::new().file("fake-agent.sh", agent);
+    let detach = "#!/bin/sh\nsh fake-agent.sh screen.txt >/dev/null 2>&1 &\necho $! > agent.pid\n";
+    let t = Test::new().file("fake-agent.sh", agent).file("detach.sh", detach);
     let dir = t.path().to_path_buf();
-    let out = std::process::Command::new("sh")
+    let mut command = std::process::Command::new("sh");
+    command.envs(env.iter().copied());
+    let out = command
         .arg(crate::util::root().join("examples/supervisor.sh"))
         .current_dir(&dir)
         .env("FAULTSIFT", env!("CARGO_BIN_EXE_faultsift"))
@@ -423,7 +459,7 @@ fn supervise(last: &str) -> String {
         .env("SUPERVISOR_CLOCK_STEP", "60")
         .env("SUPERVISOR_MAX_TICKS", "60")
         .env("SUPERVISOR_MAX_RESTARTS", "1")
-        .env("SUPERVISOR_START", "sh fake-agent.sh screen.txt")
+        .env("SUPERVISOR_START", start)
         .env("SUPERVISOR_CAPTURE", "cat screen.txt 2>/dev/null")
         .env_remove("FAULTSIFT_PROFILE")
         .env("HOME", &dir)
@@ -441,6 +477,5 @@ fn supervise(last: &str) -> String {
     // Working, then frozen for the threshold: at least five 60 s ticks after the spinner went.
     let last_busy = ticks.iter().rposition(|l| l.contains("(busy)")).unwrap();
     assert!(stalled >= last_busy + 5, "{stdout}");
-    drop(t);
-    stdout
+    (stdout, t)
 }

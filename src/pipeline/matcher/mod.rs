@@ -3,6 +3,10 @@
 //! pass, and one regex per pattern for the line's verdict, span and captures
 //! (on `regex`, or, for built-in patterns in a one-shot run, on `regex-lite`:
 //! see [`crate::profile::lite`] and [`Workload`]) — and the scan under a deadline.
+//! [`screen`] prepares the `busy` and `volatile` patterns of `stall` with the
+//! same regex builder.
+
+pub mod screen;
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -353,6 +357,32 @@ pub struct Scan {
 
 fn build_regex(pattern: &str) -> Result<Regex, regex::Error> {
     RegexBuilder::new(pattern).size_limit(SIZE_LIMIT).dfa_size_limit(DFA_SIZE_LIMIT).build()
+}
+
+/// A `stall` screen pattern's regex: as [`build_regex`], but without the
+/// literal prefilters `regex` derives for every pattern. Those pay for
+/// themselves over a long haystack; a screen's lines are short and already
+/// picked by [`screen`]'s own literal search, and deriving them costs a
+/// one-shot tick more than searching its screen without them.
+fn build_screen_regex(pattern: &str) -> Result<regex_automata::meta::Regex, RuleError> {
+    use regex_automata::meta;
+    let syntax = regex_automata::util::syntax::Config::new().utf8(true);
+    meta::Builder::new()
+        .syntax(syntax)
+        .configure(
+            meta::Config::new()
+                .auto_prefilter(false)
+                .nfa_size_limit(Some(SIZE_LIMIT))
+                .hybrid_cache_capacity(DFA_SIZE_LIMIT),
+        )
+        .build(pattern)
+        .map_err(|e| {
+            let shown = crate::profile::schema::shown(pattern);
+            match e.size_limit() {
+                Some(limit) => RuleError::TooBig { pattern: shown, limit },
+                None => RuleError::Regex { pattern: shown, message: e.to_string().replace('\n', " ") },
+            }
+        })
 }
 
 /// The most that the automata of a profile's patterns from files may take
