@@ -263,7 +263,7 @@ pub fn classify_text(compiled: &CompiledProfile, text: &str) -> Verdict {
     let log_bytes = bytes.len() as u64;
     let window = Window { bytes, start: 0, log_bytes, rotated: false, starts_mid_line: false };
     let settings = Settings { input: InputMode::Text, ..Settings::default() };
-    scan_window(compiled, subject, window, &settings, &unwatched).verdict
+    scan_window(compiled, subject, window, None, &settings, &unwatched).verdict
 }
 
 fn micros(d: Duration) -> u64 {
