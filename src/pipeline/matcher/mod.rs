@@ -157,16 +157,23 @@ impl Progress {
         }
         let mut literals = Some(Vec::new());
         for p in patterns {
-            let required = regex_syntax::Parser::new()
-                .parse(p)
-                .ok()
-                .and_then(|hir| crate::profile::literal::required(&hir, false));
+            let required = match crate::profile::builtin::progress_literals(p) {
+                // A built-in pattern's were worked out when faultsift was built.
+                Some(built) => built.map(|l| l.iter().map(|s| (*s).to_string()).collect()),
+                None => Self::required(p),
+            };
             match (required, literals.as_mut()) {
                 (Some(l), Some(all)) => all.extend(l),
                 _ => literals = None,
             }
         }
         Some(Progress { literals, set: OnceLock::new(), patterns: patterns.to_vec() })
+    }
+
+    /// The literals of which a line matching `pattern` holds one.
+    fn required(pattern: &str) -> Option<Vec<String>> {
+        let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
+        crate::profile::literal::required(&hir, false)
     }
 
     fn is_match(&self, line: &str) -> bool {
@@ -1075,6 +1082,21 @@ pattern = '^Retrying in \d+s'
         assert_eq!(scan("Retrying in 4s\n> \n  ? for shortcuts\n").progress, None);
         // Progress before the fault does not count.
         assert_eq!(scan("⏺ Bash(ls)\nRetrying in 4s\n").progress, None);
+    }
+
+    #[test]
+    fn built_in_progress_literals_are_those_of_the_patterns() {
+        let mut seen = 0;
+        for b in crate::profile::builtin::BUILTINS {
+            assert_eq!(b.progress.len(), b.progress_literals.len(), "{}", b.name);
+            for p in b.progress {
+                let built = crate::profile::builtin::progress_literals(p).unwrap();
+                assert_eq!(built.map(|l| l.iter().map(|s| s.to_string()).collect()), Progress::required(p), "{p}");
+                seen += 1;
+            }
+        }
+        assert!(seen > 0, "the built-in profiles have progress patterns");
+        assert_eq!(crate::profile::builtin::progress_literals("not a built-in pattern"), None);
     }
 
     #[test]
