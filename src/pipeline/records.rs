@@ -196,7 +196,8 @@ impl Shape {
         let next = self.slots;
         let mut node = &mut *self;
         for token in rest.split('/').filter(|_| !pointer.is_empty()) {
-            let token = token.replace("~1", "/").replace("~0", "~");
+            let token =
+                if token.contains('~') { token.replace("~1", "/").replace("~0", "~") } else { token.to_string() };
             let at = match node.children.iter().position(|(t, _, _)| *t == token) {
                 Some(at) => at,
                 None => {
