@@ -195,9 +195,18 @@ fn builtins(dir: &Path) -> String {
             .and_then(|v| v.as_array())
             .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
             .unwrap_or_default();
-        for p in &progress_text {
-            parse(p, false).unwrap_or_else(|e| panic!("{}: progress: {e}", f.display()));
-        }
+        // Each progress pattern's required literals, as for rule patterns, so
+        // that `classify` parses no progress pattern either.
+        let progress_literals: Vec<String> = progress_text
+            .iter()
+            .map(|p| {
+                let hir = parse(p, false).unwrap_or_else(|e| panic!("{}: progress: {e}", f.display()));
+                match literal::required(&hir, false) {
+                    Some(l) => format!("Some(&{l:?})"),
+                    None => "None".to_string(),
+                }
+            })
+            .collect();
         let progress: Vec<String> = table
             .get("progress_records")
             .and_then(|v| v.as_array())
@@ -217,7 +226,8 @@ fn builtins(dir: &Path) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "        ],\n        progress: &{progress_text:?},\n        progress_records: &[{}],",
+            "        ],\n        progress: &{progress_text:?},\n        progress_literals: &[{}],\n        progress_records: &[{}],",
+            progress_literals.join(", "),
             progress.join(", ")
         );
         // `busy` and `volatile` (for `stall`) must parse and must not match

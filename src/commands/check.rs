@@ -191,7 +191,9 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
         let as_record = |text: &str| records::parse(text.trim().as_bytes()).filter(serde_json::Value::is_object);
         let first_rule = |text: &str| match is_record {
             false => first_text_rule(text),
-            true => as_record(text).and_then(|v| compiled.first_record_rule(&v, text.trim().as_bytes())).map(|h| h.0),
+            true => as_record(text)
+                .and_then(|v| compiled.first_record_rule(&compiled.record_fields(&v), text.trim().as_bytes()))
+                .map(|h| h.0),
         };
         for example in &rule.examples {
             c.examples += 1;
@@ -209,8 +211,9 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
             // A rule with `after` is shown a multi-line example: the framing
             // above, its own line last, which must be the window's last hit.
             let matched = if is_record {
-                as_record(example)
-                    .is_some_and(|v| compiled.record_rule_match(i, &v, example.trim().as_bytes()).is_some())
+                as_record(example).is_some_and(|v| {
+                    compiled.record_rule_match(i, &compiled.record_fields(&v), example.trim().as_bytes()).is_some()
+                })
             } else if rule.after.is_some() {
                 let cleaned = clean(example.as_bytes(), false);
                 let last = cleaned.lines.len().checked_sub(1);
@@ -328,7 +331,7 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
                 c.clean_log_lines += 1;
                 let bytes = records.bytes(&log.bytes, span);
                 let Some(value) = records::parse(bytes) else { continue };
-                if let Some((hit, _)) = compiled.first_record_rule(&value, bytes) {
+                if let Some((hit, _)) = compiled.first_record_rule(&compiled.record_fields(&value), bytes) {
                     r.failures.push(finding(
                         Some(qid(hit)),
                         CheckKind::CleanLog,

@@ -170,14 +170,16 @@ fn explain_records(
 ) {
     let profile = &compiled.profile;
     let shown = |r: usize, bytes: &[u8]| {
-        let text = records::parse(bytes).and_then(|v| compiled.record_text(r, &v, bytes)).unwrap_or_default();
+        let text = records::parse(bytes)
+            .and_then(|v| compiled.record_text(r, &compiled.record_fields(&v), bytes))
+            .unwrap_or_default();
         evidence(&text, 0, false)
     };
     let _ = writeln!(out, "\n{}", style.bold("matching records"));
     for (i, span) in records.lines.iter().enumerate() {
         let bytes = records.bytes(&window.bytes, span);
         let Some(value) = records::parse(bytes) else { continue };
-        let Some((r, _)) = compiled.first_record_rule(&value, bytes) else { continue };
+        let Some((r, _)) = compiled.first_record_rule(&compiled.record_fields(&value), bytes) else { continue };
         let rule = &profile.rules[r];
         let marker = if scan.last.is_some_and(|w| w.line == i) { "▶" } else { " " };
         let _ = writeln!(

@@ -184,7 +184,8 @@ pub fn decide(
                 }
                 Body::Records(r) => {
                     let bytes = r.bytes(&window.bytes, &r.lines[hit.line]);
-                    let text = records::parse(bytes).and_then(|v| compiled.record_text(hit.rule, &v, bytes));
+                    let text = records::parse(bytes)
+                        .and_then(|v| compiled.record_text(hit.rule, &compiled.record_fields(&v), bytes));
                     (text.unwrap_or_default(), false)
                 }
             };

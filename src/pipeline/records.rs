@@ -5,7 +5,8 @@
 //! The stage decides how the window is read (`--input auto|text|jsonl`) and
 //! finds the complete records; it keeps only their spans, so that memory stays
 //! what the window costs. The match stage parses each record again, one at a
-//! time, as it scans ([`crate::pipeline::matcher::CompiledProfile::scan_records`]).
+//! time, as it scans ([`crate::pipeline::matcher::CompiledProfile::scan_records`]),
+//! keeping only the values its rules read ([`Shape`]).
 //!
 //! Detection (`auto`): the window is JSON Lines when the first complete
 //! non-blank line starts with `{` (a test that costs a text log one byte) and
@@ -156,6 +157,227 @@ pub fn parse(line: &[u8]) -> Option<serde_json::Value> {
     serde_json::from_slice(line).ok()
 }
 
+/// The JSON pointers a profile reads in a record (its record conditions and
+/// fields), as a tree of their tokens. [`Shape::parse`] takes from a record
+/// the value at each pointer and nothing else, so that a scan builds no tree
+/// of every message and tool result only to look at a few fields, and looks
+/// each pointer up once per record however many rules read it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Shape {
+    /// The slot of the pointer that ends here, if one does.
+    slot: Option<usize>,
+    /// The tokens that pointers go on with, each with the array index it
+    /// names (if it names one): a few, so a list is quicker than a map.
+    children: Vec<(String, Option<usize>, Shape)>,
+    /// How many slots (distinct pointers) the whole shape has (root only).
+    slots: usize,
+}
+
+/// The values a record holds at a [`Shape`]'s pointers, by slot.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Fields(Vec<Option<serde_json::Value>>);
+
+impl Fields {
+    /// The value at the pointer of `slot`, if the record has one.
+    pub fn get(&self, slot: usize) -> Option<&serde_json::Value> {
+        self.0.get(slot)?.as_ref()
+    }
+}
+
+impl Shape {
+    /// Adds `pointer` (RFC 6901; empty for the whole record) and gives its
+    /// slot (the same for the same pointer). A pointer that does not start
+    /// with `/` leads nowhere: its slot is never filled.
+    pub fn add(&mut self, pointer: &str) -> usize {
+        let Some(rest) = pointer.strip_prefix('/').or(pointer.is_empty().then_some("")) else {
+            self.slots += 1;
+            return self.slots - 1;
+        };
+        let next = self.slots;
+        let mut node = &mut *self;
+        for token in rest.split('/').filter(|_| !pointer.is_empty()) {
+            let token =
+                if token.contains('~') { token.replace("~1", "/").replace("~0", "~") } else { token.to_string() };
+            let at = match node.children.iter().position(|(t, _, _)| *t == token) {
+                Some(at) => at,
+                None => {
+                    let index = index(&token);
+                    node.children.push((token, index, Shape::default()));
+                    node.children.len() - 1
+                }
+            };
+            node = &mut node.children[at].2;
+        }
+        if let Some(slot) = node.slot {
+            return slot;
+        }
+        node.slot = Some(next);
+        self.slots += 1;
+        next
+    }
+
+    /// The values of `record` at the shape's pointers, as `Value::pointer`
+    /// finds them.
+    pub fn fields(&self, record: &serde_json::Value) -> Fields {
+        let mut fields = Fields(vec![None; self.slots]);
+        self.fill(record, &mut fields);
+        fields
+    }
+
+    fn fill(&self, value: &serde_json::Value, fields: &mut Fields) {
+        if let Some(slot) = self.slot {
+            fields.0[slot] = Some(value.clone());
+        }
+        self.fill_below(value, fields);
+    }
+
+    fn fill_below(&self, value: &serde_json::Value, fields: &mut Fields) {
+        for (token, index, child) in &self.children {
+            let below = match value {
+                serde_json::Value::Object(map) => map.get(token),
+                serde_json::Value::Array(items) => index.and_then(|i| items.get(i)),
+                _ => None,
+            };
+            if let Some(below) = below {
+                child.fill(below, fields);
+            }
+        }
+    }
+
+    /// Empties the slots of this shape and the shapes below it.
+    fn clear(&self, fields: &mut Fields) {
+        if let Some(slot) = self.slot {
+            fields.0[slot] = None;
+        }
+        self.children.iter().for_each(|(_, _, child)| child.clear(fields));
+    }
+
+    /// Parses `line` as one JSON value, checked as [`parse`] checks it, and
+    /// gives what [`Shape::fields`] gives for that value; members and items
+    /// off every pointer's path are checked and dropped.
+    pub fn parse(&self, line: &[u8]) -> Option<Fields> {
+        let mut fields = Fields(vec![None; self.slots]);
+        let mut de = serde_json::Deserializer::from_slice(line);
+        serde::de::DeserializeSeed::deserialize(Fill { shape: self, fields: &mut fields }, &mut de).ok()?;
+        de.end().ok()?;
+        Some(fields)
+    }
+}
+
+/// Deserializes a value into the slots of `shape` and the shapes below it.
+struct Fill<'a> {
+    shape: &'a Shape,
+    fields: &'a mut Fields,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Fill<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        if let Some(slot) = self.shape.slot {
+            // A pointer ends here: the value whole, and those below it from it.
+            let value: serde_json::Value = serde::Deserialize::deserialize(d)?;
+            self.shape.fill_below(&value, self.fields);
+            self.fields.0[slot] = Some(value);
+            return Ok(());
+        }
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Fill<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    // A scalar where pointers go on: none of them leads anywhere.
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(child) = map.next_key_seed(Key(self.shape))? {
+            match child {
+                Some(shape) => {
+                    // A repeated key counts with its last value only, as in a full parse.
+                    shape.clear(self.fields);
+                    map.next_value_seed(Fill { shape, fields: &mut *self.fields })?;
+                }
+                None => drop(map.next_value::<serde::de::IgnoredAny>()?),
+            }
+        }
+        Ok(())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut i = 0;
+        loop {
+            let child = self.shape.children.iter().find(|(_, index, _)| *index == Some(i)).map(|(_, _, c)| c);
+            let more = match child {
+                Some(shape) => seq.next_element_seed(Fill { shape, fields: &mut *self.fields })?.is_some(),
+                None => seq.next_element::<serde::de::IgnoredAny>()?.is_some(),
+            };
+            if !more {
+                return Ok(());
+            }
+            i += 1;
+        }
+    }
+}
+
+/// The array index a JSON pointer token names: digits, no leading zero.
+fn index(token: &str) -> Option<usize> {
+    let canonical = token.len() == 1 || !token.starts_with('0');
+    let digits = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit());
+    if digits && canonical { token.parse().ok() } else { None }
+}
+
+/// An object key, deserialized as the shape below it (if some pointer goes
+/// on with it), without allocating it.
+struct Key<'s>(&'s Shape);
+
+impl<'de, 's> serde::de::DeserializeSeed<'de> for Key<'s> {
+    type Value = Option<&'s Shape>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de, 's> serde::de::Visitor<'de> for Key<'s> {
+    type Value = Option<&'s Shape>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<Self::Value, E> {
+        Ok(self.0.children.iter().find(|(k, _, _)| k == key).map(|(_, _, shape)| shape))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,6 +415,52 @@ mod tests {
         assert_eq!((offsets(&r), r.invalid), (vec![6], 0));
         // Without the guard the fragment is an invalid line, and `auto` declines.
         assert!(read(b"e\":1}\n{\"a\":2}\n", false, InputMode::Auto).is_none());
+    }
+
+    #[test]
+    fn a_shaped_parse_finds_what_a_full_parse_finds_at_its_pointers() {
+        let pointers = [
+            "/type",
+            "/message/content/0/text",
+            "/message/content/2/text",
+            "/message",
+            "/error",
+            "/error/status",
+            "/a~1b/~0c",
+            "/n/01",
+            "/n/1",
+            "/deep/x/y",
+            "/missing",
+            "no-slash",
+        ];
+        let mut shape = Shape::default();
+        let slots: Vec<usize> = pointers.iter().map(|p| shape.add(p)).collect();
+        assert_eq!(shape.add("/type"), slots[0], "one slot per pointer");
+        let records = [
+            r#"{"type":"assistant","message":{"content":[{"text":"a"},{"text":"b"},{"text":"c","x":[1]}]}}"#,
+            r#"{"type":"user","message":{"content":"plain text"},"error":{"status":529,"more":[1,{"k":null}]}}"#,
+            r#"{"a/b":{"~c":true,"d":1},"n":[0,1,2],"deep":{"x":3},"error":"rate_limit","type":1.5}"#,
+            r#"{"type":"a","type":"b","deep":{"x":{"y":1}},"deep":[{"x":{"y":false}}],"n":{"01":"key"}}"#,
+            r#"{"message":{"content":[]},"error":null,"\u0074ype":"escaped key"}"#,
+        ];
+        for line in records {
+            let full = parse(line.as_bytes()).unwrap();
+            let shaped = shape.parse(line.as_bytes()).unwrap();
+            assert_eq!(shaped, shape.fields(&full), "{line}");
+            for (p, &slot) in pointers.iter().zip(&slots) {
+                assert_eq!(shaped.get(slot), full.pointer(p), "{p} in {line}");
+            }
+        }
+        for bad in [r#"{"type":"a""#, r#"{"x":[1,}"#, r#"{"type":"a"} trailing"#, r#"{"x":tru}"#] {
+            assert!(shape.parse(bad.as_bytes()).is_none(), "{bad}");
+        }
+        // The whole record, and the pointers below it taken from it.
+        let slot = shape.add("");
+        for line in records {
+            let shaped = shape.parse(line.as_bytes()).unwrap();
+            assert_eq!(shaped.get(slot), parse(line.as_bytes()).as_ref(), "{line}");
+            assert_eq!(shaped, shape.fields(&parse(line.as_bytes()).unwrap()), "{line}");
+        }
     }
 
     #[test]

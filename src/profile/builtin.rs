@@ -22,6 +22,9 @@ pub struct Builtin {
     pub rules: &'static [LeanRule],
     /// Patterns of lines that show the agent working again.
     pub progress: &'static [&'static str],
+    /// Per progress pattern, its required literals (see
+    /// [`crate::profile::literal`]).
+    pub progress_literals: &'static [Option<&'static [&'static str]>],
     /// `progress_records`, each a set of conditions.
     pub progress_records: &'static [&'static [LeanCondition]],
     /// `busy` patterns (`faultsift stall` only).
@@ -126,6 +129,15 @@ pub struct LiteForm {
 }
 
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+
+/// The required literals of `pattern` when it is a built-in progress
+/// pattern (worked out when faultsift was built); None when it is not one.
+pub fn progress_literals(pattern: &str) -> Option<Option<&'static [&'static str]>> {
+    BUILTINS.iter().find_map(|b| {
+        let i = b.progress.iter().position(|p| *p == pattern)?;
+        b.progress_literals.get(i).copied()
+    })
+}
 
 /// The built-in profile named `name`.
 pub fn get(name: &str) -> Option<&'static Builtin> {

@@ -103,6 +103,22 @@ pub struct CompiledProfile {
     rule_patterns: Vec<std::ops::Range<usize>>,
     /// The indices of the rules over records, in profile order.
     record_rules: Vec<usize>,
+    /// What a scan of records needs beyond the rules, worked out on first
+    /// need (a text log never needs it).
+    record_plan: OnceLock<RecordPlan>,
+}
+
+/// What a scan of records reads: the pointers of the record conditions and
+/// fields as one [`records::Shape`], and each condition's and field's slot in it.
+#[derive(Debug)]
+struct RecordPlan {
+    shape: records::Shape,
+    /// Per rule, its conditions' slots (none for a text rule).
+    conditions: Vec<Vec<usize>>,
+    /// Per rule, its `field`'s slot.
+    fields: Vec<Option<usize>>,
+    /// Per `progress_records` entry, its conditions' slots.
+    progress: Vec<Vec<usize>>,
 }
 
 /// A rule's `after` condition, its regex compiled on first need.
@@ -145,16 +161,23 @@ impl Progress {
         }
         let mut literals = Some(Vec::new());
         for p in patterns {
-            let required = regex_syntax::Parser::new()
-                .parse(p)
-                .ok()
-                .and_then(|hir| crate::profile::literal::required(&hir, false));
+            let required = match crate::profile::builtin::progress_literals(p) {
+                // A built-in pattern's were worked out when faultsift was built.
+                Some(built) => built.map(|l| l.iter().map(|s| (*s).to_string()).collect()),
+                None => Self::required(p),
+            };
             match (required, literals.as_mut()) {
                 (Some(l), Some(all)) => all.extend(l),
                 _ => literals = None,
             }
         }
         Some(Progress { literals, set: OnceLock::new(), patterns: patterns.to_vec() })
+    }
+
+    /// The literals of which a line matching `pattern` holds one.
+    fn required(pattern: &str) -> Option<Vec<String>> {
+        let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
+        crate::profile::literal::required(&hir, false)
     }
 
     fn is_match(&self, line: &str) -> bool {
@@ -483,12 +506,12 @@ impl CompiledProfile {
                     let _ = slot.set(Some(Engine::Full(regex)));
                 }
                 // A record rule's patterns search its field's text, never a line.
-                match rule.literals.get(i).cloned().flatten() {
+                match rule.literals.get(i).and_then(Option::as_ref) {
                     _ if rule.is_record_rule() => {}
                     Some(lits) => {
                         let map = if rule.case_insensitive { &mut folded } else { &mut exact };
                         for lit in lits {
-                            map.entry(lit).or_default().push(index);
+                            map.entry(lit.clone()).or_default().push(index);
                         }
                     }
                     None => always.push(index),
@@ -556,6 +579,7 @@ impl CompiledProfile {
             builtin_progress,
             rule_patterns,
             record_rules,
+            record_plan: OnceLock::new(),
         })
     }
 
@@ -754,18 +778,20 @@ impl CompiledProfile {
 
     /// The first record rule (in profile order) whose conditions hold for
     /// `record` and, when it has patterns, one of which matches its text;
-    /// with the first of its patterns that matched. `line` is the record as
-    /// written (the text of a rule without `field`).
-    pub fn first_record_rule(&self, record: &Value, line: &[u8]) -> Option<(usize, Option<usize>)> {
+    /// with the first of its patterns that matched. `record` holds what the
+    /// rules read of the record ([`CompiledProfile::record_fields`]), `line`
+    /// is the record as written (the text of a rule without `field`).
+    pub fn first_record_rule(&self, record: &records::Fields, line: &[u8]) -> Option<(usize, Option<usize>)> {
         self.record_rules.iter().find_map(|&r| Some((r, self.record_rule_match(r, record, line)?)))
     }
 
     /// Whether record rule `rule` matches `record` (see
     /// [`CompiledProfile::first_record_rule`]): `Some` with the first of its
     /// patterns that matched, if it has any.
-    pub fn record_rule_match(&self, rule: usize, record: &Value, line: &[u8]) -> Option<Option<usize>> {
+    pub fn record_rule_match(&self, rule: usize, record: &records::Fields, line: &[u8]) -> Option<Option<usize>> {
         let conditions = self.profile.rules.get(rule)?.record.as_deref()?;
-        if !conditions.iter().all(|c| holds(c, record)) {
+        let slots = &self.record_plan().conditions[rule];
+        if !conditions.iter().zip(slots).all(|(c, &slot)| holds(c, record.get(slot))) {
             return None;
         }
         let range = self.rule_patterns[rule].clone();
@@ -781,10 +807,10 @@ impl CompiledProfile {
     /// number or boolean as written, anything else as compact JSON), or the
     /// whole record line when the rule names no field. None when the field
     /// is missing or null.
-    pub fn record_text(&self, rule: usize, record: &Value, line: &[u8]) -> Option<String> {
-        let text = match self.profile.rules[rule].field.as_deref() {
+    pub fn record_text(&self, rule: usize, record: &records::Fields, line: &[u8]) -> Option<String> {
+        let text = match self.record_plan().fields.get(rule).copied().flatten() {
             None => String::from_utf8_lossy(line).into_owned(),
-            Some(pointer) => match lookup(record, pointer)? {
+            Some(slot) => match record.get(slot)? {
                 Value::Null => return None,
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
@@ -793,9 +819,31 @@ impl CompiledProfile {
         Some(clean_line(&text))
     }
 
+    fn record_plan(&self) -> &RecordPlan {
+        self.record_plan.get_or_init(|| {
+            let mut shape = records::Shape::default();
+            let mut slots = |cs: &[Condition]| cs.iter().map(|c| shape.add(&c.pointer)).collect::<Vec<_>>();
+            let conditions =
+                self.profile.rules.iter().map(|r| r.record.as_deref().map(&mut slots).unwrap_or_default()).collect();
+            let progress = self.profile.progress_records.iter().map(|cs| slots(cs)).collect();
+            // A rule without `field` reads the record's line, not its value.
+            let fields = self.profile.rules.iter().map(|r| r.field.as_deref().map(|f| shape.add(f))).collect();
+            RecordPlan { shape, conditions, fields, progress }
+        })
+    }
+
+    /// The values of `record` that the record rules and `progress_records` read.
+    pub fn record_fields(&self, record: &Value) -> records::Fields {
+        self.record_plan().shape.fields(record)
+    }
+
     /// Whether `record` shows the agent working again (`progress_records`).
-    pub fn is_progress(&self, record: &Value) -> bool {
-        self.profile.progress_records.iter().any(|cs| cs.iter().all(|c| holds(c, record)))
+    pub fn is_progress(&self, record: &records::Fields) -> bool {
+        let plan = &self.record_plan().progress;
+        let holds_all = |(cs, slots): (&Vec<Condition>, &Vec<usize>)| {
+            cs.iter().zip(slots).all(|(c, &slot)| holds(c, record.get(slot)))
+        };
+        self.profile.progress_records.iter().zip(plan).any(holds_all)
     }
 
     /// Whether scanning `records` keeps to its deadline without a watchdog:
@@ -806,7 +854,8 @@ impl CompiledProfile {
     }
 
     /// Scans the records of `window`; the last record hit wins, as for text.
-    /// Each record is parsed once, matched, and dropped. The deadline is
+    /// Each record is parsed once, as far as the rules read it
+    /// ([`records::Shape`]), matched, and dropped. The deadline is
     /// looked at as for text, every `DEADLINE_BYTES` of records.
     pub fn scan_records(&self, window: &[u8], records: &Records, deadline: Option<Instant>) -> Scan {
         let mut per_rule: Vec<Option<RuleHits>> = vec![None; self.profile.rules.len()];
@@ -816,13 +865,14 @@ impl CompiledProfile {
         if self.record_rules.is_empty() && !watch_progress {
             return scan;
         }
+        let shape = &self.record_plan().shape;
         for (line, span) in records.lines.iter().enumerate() {
             let bytes = records.bytes(window, span);
             if pacer.due(bytes.len()) && deadline.is_some_and(|d| Instant::now() >= d) {
                 scan.timed_out = true;
                 break;
             }
-            let Some(record) = records::parse(bytes) else { continue };
+            let Some(record) = shape.parse(bytes) else { continue };
             match self.first_record_rule(&record, bytes) {
                 Some((rule, pattern)) => {
                     let slot = per_rule[rule].get_or_insert(RuleHits { rule, count: 0, last_line: line });
@@ -839,32 +889,10 @@ impl CompiledProfile {
     }
 }
 
-/// The value at JSON pointer `pointer` (RFC 6901) in `value`, as
-/// `Value::pointer` finds it, without allocating for tokens that hold no
-/// escape: every record meets every record rule's conditions, so lookups are
-/// the scan's inner loop.
-fn lookup<'v>(value: &'v Value, pointer: &str) -> Option<&'v Value> {
-    if pointer.is_empty() {
-        return Some(value);
-    }
-    pointer.strip_prefix('/')?.split('/').try_fold(value, |v, token| {
-        let token: std::borrow::Cow<'_, str> =
-            if token.contains('~') { token.replace("~1", "/").replace("~0", "~").into() } else { token.into() };
-        match v {
-            Value::Object(map) => map.get(token.as_ref()),
-            Value::Array(items) => {
-                let digits = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit());
-                let canonical = token.len() == 1 || !token.starts_with('0');
-                if digits && canonical { items.get(token.parse::<usize>().ok()?) } else { None }
-            }
-            _ => None,
-        }
-    })
-}
-
-/// Whether `record` holds one of the condition's accepted values at its pointer.
-fn holds(c: &Condition, record: &Value) -> bool {
-    let Some(found) = lookup(record, &c.pointer) else { return false };
+/// Whether `found`, the value at the condition's pointer, is one of its
+/// accepted values.
+fn holds(c: &Condition, found: Option<&Value>) -> bool {
+    let Some(found) = found else { return false };
     c.accepted.iter().any(|a| match (a, found) {
         (Scalar::Str(want), Value::String(s)) => want == s,
         (Scalar::Bool(want), Value::Bool(b)) => want == b,
@@ -1087,15 +1115,18 @@ pattern = '^Retrying in \d+s'
     }
 
     #[test]
-    fn pointer_lookup_agrees_with_serde_json() {
-        let v: Value =
-            serde_json::from_str(r#"{"a":{"b/c":[1,{"~d":true}]},"":{"e":2},"n":[0,1,2,3,4,5,6,7,8,9,10]}"#).unwrap();
-        let pointers =
-            ["", "/a", "/a/b~1c", "/a/b~1c/1/~0d", "/a/b~1c/01", "/a/b~1c/+1", "/a/b~1c/9", "//e", "/n/10", "/x", "a"];
-        for p in pointers {
-            assert_eq!(lookup(&v, p), v.pointer(p), "{p}");
+    fn built_in_progress_literals_are_those_of_the_patterns() {
+        let mut seen = 0;
+        for b in crate::profile::builtin::BUILTINS {
+            assert_eq!(b.progress.len(), b.progress_literals.len(), "{}", b.name);
+            for p in b.progress {
+                let built = crate::profile::builtin::progress_literals(p).unwrap();
+                assert_eq!(built.map(|l| l.iter().map(|s| s.to_string()).collect()), Progress::required(p), "{p}");
+                seen += 1;
+            }
         }
-        assert_eq!(lookup(&v, "/a/b~1c/1/~0d"), Some(&Value::Bool(true)));
+        assert!(seen > 0, "the built-in profiles have progress patterns");
+        assert_eq!(crate::profile::builtin::progress_literals("not a built-in pattern"), None);
     }
 
     #[test]
