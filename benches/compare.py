@@ -47,6 +47,11 @@ def pane_capture(size):
         parts.append(line)
         n += len(line.encode())
         i += 1
+    # The fault line starts a line of its own, as the CLI prints it: the
+    # rules anchor at a line's start, and a capture that glued it to a
+    # spinner repaint would time a run with no hit.
+    if not parts[-1].endswith("\n"):
+        parts.append("\r\n")
     parts.append("  ⎿  API Error (Connection error.) · Retrying in 4 seconds… (attempt 4/10)\r\n")
     return "".join(parts).encode()
 
