@@ -9,6 +9,20 @@ use std::collections::BTreeMap;
 /// The top-level key that holds the fragments.
 pub const KEY: &str = "define";
 
+/// The most bytes the expanded patterns of one file may add up to. A
+/// profile is untrusted: a large fragment referred to many times must not
+/// make the loader build gigabytes before any other limit is checked.
+pub const MAX_EXPANDED_TOTAL: usize = 8 << 20;
+
+/// Limits on what expansion builds.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// One expanded pattern (the loader's pattern-length limit).
+    pub pattern: usize,
+    /// All expanded patterns of the file together.
+    pub total: usize,
+}
+
 /// A reference that cannot be expanded, or a fragment that is not usable.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DefineError {
@@ -28,7 +42,8 @@ pub struct DefineError {
 /// other fragments. Outside a character class `{{` is a syntax error in a
 /// pattern (a repetition needs a count), so a reference cannot be mistaken
 /// for one.
-pub fn expand(table: &mut toml::Table) -> Result<(), DefineError> {
+pub fn expand(table: &mut toml::Table, limits: Limits) -> Result<(), DefineError> {
+    let mut budget = Budget { limits, used: 0 };
     let defines = match table.remove(KEY) {
         None => return Ok(()),
         Some(toml::Value::Table(t)) => fragments(t)?,
@@ -37,7 +52,7 @@ pub fn expand(table: &mut toml::Table) -> Result<(), DefineError> {
     for key in ["progress", "busy", "volatile", "env_fault_patterns"] {
         if let Some(toml::Value::Array(items)) = table.get_mut(key) {
             for (i, item) in items.iter_mut().enumerate() {
-                expand_value(item, &defines, || format!("{key}[{i}]"))?;
+                expand_value(item, &defines, &mut budget, || format!("{key}[{i}]"))?;
             }
         }
     }
@@ -47,15 +62,15 @@ pub fn expand(table: &mut toml::Table) -> Result<(), DefineError> {
             let label = rule.get("id").and_then(|v| v.as_str()).map_or_else(|| format!("#{}", i + 1), str::to_string);
             let at = || format!("rule {label}");
             if let Some(p) = rule.get_mut("pattern") {
-                expand_value(p, &defines, at)?;
+                expand_value(p, &defines, &mut budget, at)?;
             }
             if let Some(toml::Value::Array(items)) = rule.get_mut("patterns") {
                 for p in items {
-                    expand_value(p, &defines, at)?;
+                    expand_value(p, &defines, &mut budget, at)?;
                 }
             }
             if let Some(p) = rule.get_mut("after").and_then(|a| a.as_table_mut()).and_then(|a| a.get_mut("pattern")) {
-                expand_value(p, &defines, at)?;
+                expand_value(p, &defines, &mut budget, at)?;
             }
         }
     }
@@ -87,21 +102,32 @@ fn valid_name(name: &str) -> bool {
         && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
+/// What expansion has built so far, against its limits.
+struct Budget {
+    limits: Limits,
+    used: usize,
+}
+
 fn expand_value(
     value: &mut toml::Value,
     defines: &BTreeMap<String, String>,
+    budget: &mut Budget,
     at: impl Fn() -> String,
 ) -> Result<(), DefineError> {
     if let toml::Value::String(s) = value
         && s.contains("{{")
     {
-        *s = expand_str(s, defines).map_err(|m| err(at(), m))?;
+        let room = budget.limits.pattern.min(budget.limits.total.saturating_sub(budget.used));
+        let expanded = expand_str(s, defines, room).map_err(|m| err(at(), m))?;
+        budget.used += expanded.len();
+        *s = expanded;
     }
     Ok(())
 }
 
-/// `pattern` with each `{{name}}` replaced by its fragment.
-pub fn expand_str(pattern: &str, defines: &BTreeMap<String, String>) -> Result<String, String> {
+/// `pattern` with each `{{name}}` replaced by its fragment, if that is at most
+/// `max` bytes long.
+pub fn expand_str(pattern: &str, defines: &BTreeMap<String, String>, max: usize) -> Result<String, String> {
     let mut out = String::with_capacity(pattern.len());
     let mut rest = pattern;
     while let Some(open) = rest.find("{{") {
@@ -110,7 +136,12 @@ pub fn expand_str(pattern: &str, defines: &BTreeMap<String, String>) -> Result<S
         let Some(close) = after.find("}}") else { return Err("`{{` without a closing `}}`".to_string()) };
         let name = &after[..close];
         match defines.get(name) {
-            Some(fragment) => out.push_str(fragment),
+            Some(fragment) if out.len() + fragment.len() <= max => out.push_str(fragment),
+            Some(_) => {
+                return Err(format!(
+                    "the pattern expands to more than {max} bytes (the limit on a pattern, or what is left of the file's)"
+                ));
+            }
             None if defines.is_empty() => {
                 return Err(format!("`{{{{{name}}}}}` refers to a fragment, and [define] is empty"));
             }
@@ -121,6 +152,11 @@ pub fn expand_str(pattern: &str, defines: &BTreeMap<String, String>) -> Result<S
         }
         rest = &after[close + 2..];
     }
+    if out.len() + rest.len() > max {
+        return Err(format!(
+            "the pattern expands to more than {max} bytes (the limit on a pattern, or what is left of the file's)"
+        ));
+    }
     out.push_str(rest);
     Ok(out)
 }
@@ -129,9 +165,26 @@ pub fn expand_str(pattern: &str, defines: &BTreeMap<String, String>) -> Result<S
 mod tests {
     use super::*;
 
+    const LIMITS: Limits = Limits { pattern: 4096, total: MAX_EXPANDED_TOTAL };
+
     fn expanded(text: &str) -> Result<toml::Table, DefineError> {
         let mut t: toml::Table = toml::from_str(text).unwrap();
-        expand(&mut t).map(|()| t)
+        expand(&mut t, LIMITS).map(|()| t)
+    }
+
+    #[test]
+    fn expansion_stops_at_the_pattern_and_file_limits() {
+        let big = "x".repeat(1000);
+        let text = |refs: usize, patterns: usize| {
+            let p = format!("'{}'", "{{big}}".repeat(refs));
+            format!("[define]\nbig = '{big}'\n[[rule]]\nid = \"r\"\npatterns = [{}]\n", vec![p; patterns].join(", "))
+        };
+        assert!(expanded(&text(4, 1)).is_ok());
+        let e = expanded(&text(5, 1)).unwrap_err();
+        assert!(e.message.contains("more than 4096 bytes"), "{}", e.message);
+        let mut t: toml::Table = toml::from_str(&text(4, 3)).unwrap();
+        let e = expand(&mut t, Limits { pattern: 4096, total: 10_000 }).unwrap_err();
+        assert!(e.message.contains("more than 2000 bytes"), "the third pattern has what is left: {}", e.message);
     }
 
     #[test]

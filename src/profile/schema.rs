@@ -184,7 +184,8 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
         // profile that defines some pays for the second pass.
         Ok(_) => {
             let mut table: toml::Table = toml::from_str(text).map_err(|e| toml_error(origin, text, &e))?;
-            define::expand(&mut table).map_err(|e| ProfileError::Define {
+            let limits = define::Limits { pattern: MAX_PATTERN_LEN, total: define::MAX_EXPANDED_TOTAL };
+            define::expand(&mut table, limits).map_err(|e| ProfileError::Define {
                 origin: origin.to_string(),
                 at: e.at,
                 message: e.message,
