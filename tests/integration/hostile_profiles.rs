@@ -128,6 +128,21 @@ fn many_mid_sized_patterns_are_bounded_as_a_whole() {
     println!("200 rules of \\w{{100}}: rejected in {took:?}");
 }
 
+/// A fragment of a megabyte referred to from thousands of patterns would
+/// expand to gigabytes: expansion stops at the file's budget with one line.
+#[test]
+fn a_define_bomb_is_one_clear_error() {
+    let refs = vec!["'{{big}}'"; 20_000].join(", ");
+    let text = format!("[define]\nbig = '{}'\n[[rule]]\nid = \"bomb\"\npatterns = [{refs}]\n", "a".repeat(1 << 20));
+    let line = load_error(&text);
+    assert!(line.contains("rule bomb") && line.contains("expands to more than"), "{line}");
+    // Small fragments within the budget still expand and then meet the pattern limit.
+    let text =
+        format!("[define]\nk = '{}'\n[[rule]]\nid = \"long\"\npattern = '{}'\n", "b".repeat(100), "{{k}}".repeat(50));
+    let line = load_error(&text);
+    assert!(line.contains("rule long") && line.contains("more than 4096 bytes"), "{line}");
+}
+
 /// 10,000 rules: over the 1,000-pattern limit, a clear error naming it, before
 /// any regex is compiled. Measured before the limit (release build): 10,000
 /// simple rules loaded in 1.9 s (156 MB), 10,000 case-insensitive rules with
