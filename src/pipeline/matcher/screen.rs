@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use regex_automata::meta::Regex;
 
-use super::{Workload, build_screen_regex};
+use super::{MAX_PROFILE_AUTOMATA, Workload, build_screen_regex};
 use crate::error::ProfileError;
 use crate::output::evidence::evidence;
 use crate::pipeline::clean::Cleaned;
@@ -144,7 +144,10 @@ impl ScreenPatterns {
     /// (`faultsift test`), are compiled now, so a pattern over the size limit
     /// is an error naming it (`busy[0]`); the built-in patterns of a tick wait
     /// until a line holds one of their literals. The patterns were parsed and
-    /// checked when the profile was loaded.
+    /// checked when the profile was loaded. Each regex has its own size limit,
+    /// so the patterns from files together are held to
+    /// [`MAX_PROFILE_AUTOMATA`], as a profile's rules are: an untrusted file of
+    /// many mid-sized patterns must not cost gigabytes.
     pub fn compile(patterns: &StallPatterns, origin: &str, workload: Workload) -> Result<Self, ProfileError> {
         // A built-in pattern: its required literals, from the table.
         let builtin = |key: &str, p: &str| {
@@ -156,7 +159,8 @@ impl ScreenPatterns {
                 list.iter().position(|q| *q == p).map(|i| literals.get(i).copied().flatten())
             })
         };
-        let prepare = |key: &str, list: &[String]| -> Result<Vec<ScreenPattern>, ProfileError> {
+        let mut left = MAX_PROFILE_AUTOMATA;
+        let mut prepare = |key: &str, list: &[String]| -> Result<Vec<ScreenPattern>, ProfileError> {
             let mut out = Vec::with_capacity(list.len());
             for (i, p) in list.iter().enumerate() {
                 let table = builtin(key, p);
@@ -170,6 +174,16 @@ impl ScreenPatterns {
                         rule: format!("{key}[{i}]"),
                         cause,
                     })?;
+                    if table.is_none() {
+                        left = left.checked_sub(regex.memory_usage()).ok_or_else(|| ProfileError::TooBig {
+                            origin: origin.to_string(),
+                            message: format!(
+                                "`{key}[{i}]`: the profile's `busy` and `volatile` patterns up to this one compile \
+                                 to more than the {MAX_PROFILE_AUTOMATA}-byte limit together (use fewer or smaller \
+                                 patterns)"
+                            ),
+                        })?;
+                    }
                     let _ = pattern.regex.set(Some(regex));
                 }
                 out.push(pattern);
@@ -380,6 +394,20 @@ mod tests {
             assert_eq!(screen, Screen { identity: format!("{:016x}", hash.0), busy_line: first_busy }, "{}", b.name);
         }
         assert!(busy > 20 && masked > 100, "the corpus exercises both kinds: {busy} busy, {masked} masked");
+    }
+
+    #[test]
+    fn patterns_from_a_file_together_stay_within_the_automata_limit() {
+        // Each pattern is well within the per-regex limit; many of them are not
+        // within the joint one, which stops the compile at the first over it.
+        let one = r"\w{5}x";
+        assert!(ScreenPatterns::compile(&patterns(&[one], &[]), "t.toml", Workload::Few).is_ok());
+        let many = patterns(&[one], &[one; 40]);
+        let e = ScreenPatterns::compile(&many, "t.toml", Workload::Few).unwrap_err().to_string();
+        assert!(e.starts_with("t.toml: `volatile["), "{e}");
+        assert!(e.contains("together"), "{e}");
+        // Built-in patterns are trusted: a batch compiles them all, uncounted.
+        claude(Workload::Many);
     }
 
     #[test]
