@@ -3,8 +3,8 @@
 //! pass, and one regex per pattern for the line's verdict, span and captures
 //! (on `regex`, or, for built-in patterns in a one-shot run, on `regex-lite`:
 //! see [`crate::profile::lite`] and [`Workload`]) — and the scan under a deadline.
-//! [`screen`] prepares the `busy` and `volatile` patterns of `stall` with the
-//! same regex builder.
+//! [`screen`] prepares the `busy` and `volatile` patterns of `stall`, with the
+//! rules' size limits but a builder of their own (no literal prefilters).
 
 pub mod screen;
 

@@ -1,7 +1,8 @@
 //! A profile's `busy` and `volatile` patterns (SPEC §4, §5), prepared to read
 //! a screen for `faultsift stall`: each pattern on its own, with its required
-//! literals, compiled by the match stage's one regex builder when a line first
-//! holds one of them. One search of the cleaned text per literal finds the
+//! literals, compiled by the match stage's screen regex builder (its rules'
+//! settings and size limits, without the literal prefilters a screen's short
+//! lines do not repay) when a line first holds one of them. One search of the cleaned text per literal finds the
 //! lines each pattern may match, so a tick compiles only the patterns the
 //! screen needs and runs a regex only on those lines.
 //!
