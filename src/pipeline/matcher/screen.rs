@@ -258,8 +258,7 @@ impl ScreenPatterns {
     /// Reads one cleaned screen: its identity (FNV-1a over the lines that are
     /// not busy, masked) and its first busy line.
     pub fn screen(&self, cleaned: &Cleaned) -> Screen {
-        let busy: Vec<Candidates> = self.busy.iter().map(|p| p.candidates(cleaned)).collect();
-        let volatile: Vec<Candidates> = self.volatile.iter().map(|p| p.candidates(cleaned)).collect();
+        let (busy, volatile) = self.candidates(cleaned);
         let mut hash = Fnv::new();
         let mut busy_line = None;
         for (i, line) in cleaned.lines.iter().enumerate() {
@@ -280,6 +279,30 @@ impl ScreenPatterns {
             hash.write(b"\n");
         }
         Screen { identity: format!("{:016x}", hash.0), busy_line }
+    }
+}
+
+impl ScreenPatterns {
+    /// Each pattern's candidate lines on `cleaned`, busy then volatile. A
+    /// list costs a byte per line, so together they may cost what the text
+    /// does: past that (many patterns from a file over many short lines) a
+    /// pattern's lines are each checked for its literals instead, which
+    /// gives the same lines.
+    fn candidates(&self, cleaned: &Cleaned) -> (Vec<Candidates>, Vec<Candidates>) {
+        let mut room = cleaned.text.len();
+        let mut pick = |p: &ScreenPattern| {
+            if room < cleaned.lines.len() {
+                return Candidates::All;
+            }
+            let c = p.candidates(cleaned);
+            if let Candidates::Lines(lines) = &c {
+                room -= lines.len();
+            }
+            c
+        };
+        let busy = self.busy.iter().map(&mut pick).collect();
+        let volatile = self.volatile.iter().map(&mut pick).collect();
+        (busy, volatile)
     }
 }
 
@@ -409,6 +432,29 @@ mod tests {
         assert!(e.contains("together"), "{e}");
         // Built-in patterns are trusted: a batch compiles them all, uncounted.
         claude(Workload::Many);
+    }
+
+    #[test]
+    fn candidate_lists_together_cost_no_more_than_the_text() {
+        let listed = |c: &[Candidates]| -> usize {
+            c.iter().map(|c| if let Candidates::Lines(l) = c { l.len() } else { 0 }).sum()
+        };
+        let busy: Vec<String> = (0..50).map(|i| format!("busy{i:03}")).collect();
+        let busy: Vec<&str> = busy.iter().map(String::as_str).collect();
+        let r = ScreenPatterns::compile(&patterns(&busy, &["tokens"]), "t.toml", Workload::Few).unwrap();
+        // Short lines: a list per pattern would be 25 times the text.
+        let text: String = std::iter::once("⠸ busy049\n".to_string())
+            .chain((0..1000).map(|i| format!("busy{:03}\n", i % 60)))
+            .collect();
+        let cleaned = clean(text.as_bytes(), false);
+        let (b, v) = r.candidates(&cleaned);
+        let total = listed(&b) + listed(&v);
+        assert!(total > 0 && total <= cleaned.text.len(), "{total} list bytes for {} of text", cleaned.text.len());
+        // The patterns past the budget still find their lines: the last one's
+        // is the first busy line.
+        assert!(matches!(b[49], Candidates::All));
+        assert_eq!(r.screen(&cleaned).busy_line.as_deref(), Some("⠸ busy049"));
+        assert!(r.is_busy("busy049") && !r.is_busy("busy055"));
     }
 
     #[test]
