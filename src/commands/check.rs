@@ -330,8 +330,8 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
             for span in &records.lines {
                 c.clean_log_lines += 1;
                 let bytes = records.bytes(&log.bytes, span);
-                let Some(value) = records::parse(bytes) else { continue };
-                if let Some((hit, _)) = compiled.first_record_rule(&compiled.record_fields(&value), bytes) {
+                let Some(fields) = compiled.parse_record(bytes) else { continue };
+                if let Some((hit, _)) = compiled.first_record_rule(&fields, bytes) {
                     r.failures.push(finding(
                         Some(qid(hit)),
                         CheckKind::CleanLog,

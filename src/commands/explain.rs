@@ -11,7 +11,7 @@ use crate::output::render::action_color;
 use crate::output::safe;
 use crate::output::verdict::Action;
 use crate::pipeline::matcher::{CompiledProfile, Scan};
-use crate::pipeline::records::{self, Records};
+use crate::pipeline::records::Records;
 use crate::pipeline::window::Window;
 use crate::pipeline::{Classified, Pipeline, Trace};
 
@@ -170,16 +170,14 @@ fn explain_records(
 ) {
     let profile = &compiled.profile;
     let shown = |r: usize, bytes: &[u8]| {
-        let text = records::parse(bytes)
-            .and_then(|v| compiled.record_text(r, &compiled.record_fields(&v), bytes))
-            .unwrap_or_default();
+        let text = compiled.parse_record(bytes).and_then(|f| compiled.record_text(r, &f, bytes)).unwrap_or_default();
         evidence(&text, 0, false)
     };
     let _ = writeln!(out, "\n{}", style.bold("matching records"));
     for (i, span) in records.lines.iter().enumerate() {
         let bytes = records.bytes(&window.bytes, span);
-        let Some(value) = records::parse(bytes) else { continue };
-        let Some((r, _)) = compiled.first_record_rule(&compiled.record_fields(&value), bytes) else { continue };
+        let Some(fields) = compiled.parse_record(bytes) else { continue };
+        let Some((r, _)) = compiled.first_record_rule(&fields, bytes) else { continue };
         let rule = &profile.rules[r];
         let marker = if scan.last.is_some_and(|w| w.line == i) { "▶" } else { " " };
         let _ = writeln!(

@@ -10,7 +10,7 @@ use crate::output::verdict::{Action, Captures, Hit, SCHEMA_ID, Verdict, WindowIn
 use crate::pipeline::clean::Cleaned;
 use crate::pipeline::hints::parse_duration_secs;
 use crate::pipeline::matcher::{CompiledProfile, Scan};
-use crate::pipeline::records::{self, Input, Records};
+use crate::pipeline::records::{Input, Records};
 use crate::pipeline::window::Window;
 
 /// What the scan went over: the cleaned lines of a text window, or the
@@ -184,8 +184,7 @@ pub fn decide(
                 }
                 Body::Records(r) => {
                     let bytes = r.bytes(&window.bytes, &r.lines[hit.line]);
-                    let text = records::parse(bytes)
-                        .and_then(|v| compiled.record_text(hit.rule, &compiled.record_fields(&v), bytes));
+                    let text = compiled.parse_record(bytes).and_then(|f| compiled.record_text(hit.rule, &f, bytes));
                     (text.unwrap_or_default(), false)
                 }
             };

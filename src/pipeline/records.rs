@@ -252,9 +252,11 @@ impl Shape {
         self.children.iter().for_each(|(_, _, child)| child.clear(fields));
     }
 
-    /// Parses `line` as one JSON value, checked as [`parse`] checks it, and
-    /// gives what [`Shape::fields`] gives for that value; members and items
-    /// off every pointer's path are checked and dropped.
+    /// Parses `line` as one JSON value and gives what [`Shape::fields`] gives
+    /// for it. Members and items off every pointer's path are checked for
+    /// syntax only and dropped unbuilt: unlike [`parse`], no nesting limit or
+    /// number range applies to them (they are skipped without recursion), so
+    /// a line this accepts may be one [`parse`] rejects.
     pub fn parse(&self, line: &[u8]) -> Option<Fields> {
         let mut fields = Fields(vec![None; self.slots]);
         let mut de = serde_json::Deserializer::from_slice(line);

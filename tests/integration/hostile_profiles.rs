@@ -128,14 +128,21 @@ fn many_mid_sized_patterns_are_bounded_as_a_whole() {
     println!("200 rules of \\w{{100}}: rejected in {took:?}");
 }
 
-/// A fragment of a megabyte referred to from thousands of patterns would
-/// expand to gigabytes: expansion stops at the file's budget with one line.
+/// A fragment just within the pattern limit, referred to from thousands of
+/// patterns, would expand to far more than the file (a 4 MiB file holds half
+/// a million references): expansion stops at the file's budget with one line,
+/// naming what was left of it, before any other limit is checked.
 #[test]
 fn a_define_bomb_is_one_clear_error() {
     let refs = vec!["'{{big}}'"; 20_000].join(", ");
-    let text = format!("[define]\nbig = '{}'\n[[rule]]\nid = \"bomb\"\npatterns = [{refs}]\n", "a".repeat(1 << 20));
+    let text = format!("[define]\nbig = '{}'\n[[rule]]\nid = \"bomb\"\npatterns = [{refs}]\n", "a".repeat(4000));
     let line = load_error(&text);
     assert!(line.contains("rule bomb") && line.contains("expands to more than"), "{line}");
+    assert!(!line.contains("more than 4096 bytes"), "the file's budget, not the pattern limit, stopped it: {line}");
+    // A fragment over the pattern limit is refused at its first reference.
+    let text = format!("[define]\nbig = '{}'\n[[rule]]\nid = \"one\"\npattern = '{{{{big}}}}'\n", "a".repeat(1 << 20));
+    let line = load_error(&text);
+    assert!(line.contains("rule one") && line.contains("more than 4096 bytes"), "{line}");
     // Small fragments within the budget still expand and then meet the pattern limit.
     let text =
         format!("[define]\nk = '{}'\n[[rule]]\nid = \"long\"\npattern = '{}'\n", "b".repeat(100), "{{k}}".repeat(50));

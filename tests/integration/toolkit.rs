@@ -192,3 +192,25 @@ fn every_help_ends_with_examples() {
         assert!(tail.last().is_some_and(|l| l.starts_with("Examples:")), "{cmd}:\n{}", out.stdout);
     }
 }
+
+/// The `a/b` figures of a line of `faultsift test`, in order.
+fn fractions(line: &str) -> Vec<(u64, u64)> {
+    line.split([' ', ',', ';'])
+        .filter_map(|t| t.split_once('/'))
+        .filter_map(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+        .collect()
+}
+
+#[test]
+fn agents_together_sums_the_agent_profiles_corpus_figures_and_leaves_ci_out() {
+    let out = Test::new().args(["test", "claude", "gemini", "ci"]).run().stdout;
+    let line = |start: &str| out.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("{start}: {out}"));
+    let (claude, gemini) = (fractions(line("ok   claude ")), fractions(line("ok   gemini ")));
+    // As printed train, test; alone train, test.
+    assert_eq!((claude.len(), gemini.len(), fractions(line("ok   ci ")).len()), (4, 4, 4), "{out}");
+    let together = line("agents together (2 profiles): ");
+    let sum: Vec<(u64, u64)> = claude.iter().zip(&gemini).map(|(a, b)| (a.0 + b.0, a.1 + b.1)).collect();
+    assert_eq!(fractions(together), sum, "{out}");
+    // One agent profile alone has no such line.
+    assert!(!Test::new().args(["test", "claude", "ci"]).run().stdout.contains("agents together"));
+}

@@ -355,3 +355,25 @@ fn clean_logs_that_are_transcripts_are_checked_as_records() {
     assert_eq!(fails.len(), 3, "{out}");
     assert!(fails[2].contains("claude/record-overloaded [clean-log]") && fails[2].contains("failing.jsonl:6"), "{out}");
 }
+
+#[test]
+fn a_record_hit_has_its_evidence_however_deep_its_other_members_nest() {
+    // The scan reads a record only as far as the rules' pointers go; what it
+    // skips (here, an array nested deeper than a full parse allows) must not
+    // make the verdict lose the evidence of the record it hit.
+    let profile = r#"
+[[rule]]
+id = "turn-failed"
+record = { "/type" = "turn.failed" }
+field = "/error/message"
+pattern = '^Quota exceeded'
+"#;
+    let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+    let log = format!(
+        "{{\"type\":\"turn.started\"}}\n{{\"type\":\"turn.failed\",\"error\":{{\"message\":\"Quota exceeded.\"}},\"trace\":{deep}}}\n"
+    );
+    let v = Test::new().file("p.toml", profile).args(["classify", "--profile", "./p.toml", "-"]).stdin(log).verdict();
+    assert_eq!(v.action, Action::Pause);
+    assert_eq!(v.input, Input::Jsonl);
+    assert_eq!(v.evidence.as_deref(), Some("Quota exceeded."));
+}

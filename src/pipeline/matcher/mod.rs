@@ -3,8 +3,8 @@
 //! pass, and one regex per pattern for the line's verdict, span and captures
 //! (on `regex`, or, for built-in patterns in a one-shot run, on `regex-lite`:
 //! see [`crate::profile::lite`] and [`Workload`]) — and the scan under a deadline.
-//! [`screen`] prepares the `busy` and `volatile` patterns of `stall` with the
-//! same regex builder.
+//! [`screen`] prepares the `busy` and `volatile` patterns of `stall`, with the
+//! rules' size limits but a builder of their own (no literal prefilters).
 
 pub mod screen;
 
@@ -832,6 +832,14 @@ impl CompiledProfile {
         })
     }
 
+    /// Reads the record `line` as far as the record rules and
+    /// `progress_records` read it ([`records::Shape::parse`]): the one way a
+    /// record of a window is read, so that the scan, the verdict's evidence
+    /// and `explain` agree on which lines are records.
+    pub fn parse_record(&self, line: &[u8]) -> Option<records::Fields> {
+        self.record_plan().shape.parse(line)
+    }
+
     /// The values of `record` that the record rules and `progress_records` read.
     pub fn record_fields(&self, record: &Value) -> records::Fields {
         self.record_plan().shape.fields(record)
@@ -865,14 +873,13 @@ impl CompiledProfile {
         if self.record_rules.is_empty() && !watch_progress {
             return scan;
         }
-        let shape = &self.record_plan().shape;
         for (line, span) in records.lines.iter().enumerate() {
             let bytes = records.bytes(window, span);
             if pacer.due(bytes.len()) && deadline.is_some_and(|d| Instant::now() >= d) {
                 scan.timed_out = true;
                 break;
             }
-            let Some(record) = shape.parse(bytes) else { continue };
+            let Some(record) = self.parse_record(bytes) else { continue };
             match self.first_record_rule(&record, bytes) {
                 Some((rule, pattern)) => {
                     let slot = per_rule[rule].get_or_insert(RuleHits { rule, count: 0, last_line: line });

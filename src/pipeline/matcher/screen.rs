@@ -1,7 +1,8 @@
 //! A profile's `busy` and `volatile` patterns (SPEC §4, §5), prepared to read
 //! a screen for `faultsift stall`: each pattern on its own, with its required
-//! literals, compiled by the match stage's one regex builder when a line first
-//! holds one of them. One search of the cleaned text per literal finds the
+//! literals, compiled by the match stage's screen regex builder (its rules'
+//! settings and size limits, without the literal prefilters a screen's short
+//! lines do not repay) when a line first holds one of them. One search of the cleaned text per literal finds the
 //! lines each pattern may match, so a tick compiles only the patterns the
 //! screen needs and runs a regex only on those lines.
 //!
@@ -14,7 +15,7 @@ use std::sync::OnceLock;
 
 use regex_automata::meta::Regex;
 
-use super::{Workload, build_screen_regex};
+use super::{MAX_PROFILE_AUTOMATA, Workload, build_screen_regex};
 use crate::error::ProfileError;
 use crate::output::evidence::evidence;
 use crate::pipeline::clean::Cleaned;
@@ -144,7 +145,10 @@ impl ScreenPatterns {
     /// (`faultsift test`), are compiled now, so a pattern over the size limit
     /// is an error naming it (`busy[0]`); the built-in patterns of a tick wait
     /// until a line holds one of their literals. The patterns were parsed and
-    /// checked when the profile was loaded.
+    /// checked when the profile was loaded. Each regex has its own size limit,
+    /// so the patterns from files together are held to
+    /// [`MAX_PROFILE_AUTOMATA`], as a profile's rules are: an untrusted file of
+    /// many mid-sized patterns must not cost gigabytes.
     pub fn compile(patterns: &StallPatterns, origin: &str, workload: Workload) -> Result<Self, ProfileError> {
         // A built-in pattern: its required literals, from the table.
         let builtin = |key: &str, p: &str| {
@@ -156,7 +160,8 @@ impl ScreenPatterns {
                 list.iter().position(|q| *q == p).map(|i| literals.get(i).copied().flatten())
             })
         };
-        let prepare = |key: &str, list: &[String]| -> Result<Vec<ScreenPattern>, ProfileError> {
+        let mut left = MAX_PROFILE_AUTOMATA;
+        let mut prepare = |key: &str, list: &[String]| -> Result<Vec<ScreenPattern>, ProfileError> {
             let mut out = Vec::with_capacity(list.len());
             for (i, p) in list.iter().enumerate() {
                 let table = builtin(key, p);
@@ -170,6 +175,16 @@ impl ScreenPatterns {
                         rule: format!("{key}[{i}]"),
                         cause,
                     })?;
+                    if table.is_none() {
+                        left = left.checked_sub(regex.memory_usage()).ok_or_else(|| ProfileError::TooBig {
+                            origin: origin.to_string(),
+                            message: format!(
+                                "`{key}[{i}]`: the profile's `busy` and `volatile` patterns up to this one compile \
+                                 to more than the {MAX_PROFILE_AUTOMATA}-byte limit together (use fewer or smaller \
+                                 patterns)"
+                            ),
+                        })?;
+                    }
                     let _ = pattern.regex.set(Some(regex));
                 }
                 out.push(pattern);
@@ -243,8 +258,7 @@ impl ScreenPatterns {
     /// Reads one cleaned screen: its identity (FNV-1a over the lines that are
     /// not busy, masked) and its first busy line.
     pub fn screen(&self, cleaned: &Cleaned) -> Screen {
-        let busy: Vec<Candidates> = self.busy.iter().map(|p| p.candidates(cleaned)).collect();
-        let volatile: Vec<Candidates> = self.volatile.iter().map(|p| p.candidates(cleaned)).collect();
+        let (busy, volatile) = self.candidates(cleaned);
         let mut hash = Fnv::new();
         let mut busy_line = None;
         for (i, line) in cleaned.lines.iter().enumerate() {
@@ -265,6 +279,30 @@ impl ScreenPatterns {
             hash.write(b"\n");
         }
         Screen { identity: format!("{:016x}", hash.0), busy_line }
+    }
+}
+
+impl ScreenPatterns {
+    /// Each pattern's candidate lines on `cleaned`, busy then volatile. A
+    /// list costs a byte per line, so together they may cost what the text
+    /// does: past that (many patterns from a file over many short lines) a
+    /// pattern's lines are each checked for its literals instead, which
+    /// gives the same lines.
+    fn candidates(&self, cleaned: &Cleaned) -> (Vec<Candidates>, Vec<Candidates>) {
+        let mut room = cleaned.text.len();
+        let mut pick = |p: &ScreenPattern| {
+            if room < cleaned.lines.len() {
+                return Candidates::All;
+            }
+            let c = p.candidates(cleaned);
+            if let Candidates::Lines(lines) = &c {
+                room -= lines.len();
+            }
+            c
+        };
+        let busy = self.busy.iter().map(&mut pick).collect();
+        let volatile = self.volatile.iter().map(&mut pick).collect();
+        (busy, volatile)
     }
 }
 
@@ -380,6 +418,43 @@ mod tests {
             assert_eq!(screen, Screen { identity: format!("{:016x}", hash.0), busy_line: first_busy }, "{}", b.name);
         }
         assert!(busy > 20 && masked > 100, "the corpus exercises both kinds: {busy} busy, {masked} masked");
+    }
+
+    #[test]
+    fn patterns_from_a_file_together_stay_within_the_automata_limit() {
+        // Each pattern is well within the per-regex limit; many of them are not
+        // within the joint one, which stops the compile at the first over it.
+        let one = r"\w{5}x";
+        assert!(ScreenPatterns::compile(&patterns(&[one], &[]), "t.toml", Workload::Few).is_ok());
+        let many = patterns(&[one], &[one; 40]);
+        let e = ScreenPatterns::compile(&many, "t.toml", Workload::Few).unwrap_err().to_string();
+        assert!(e.starts_with("t.toml: `volatile["), "{e}");
+        assert!(e.contains("together"), "{e}");
+        // Built-in patterns are trusted: a batch compiles them all, uncounted.
+        claude(Workload::Many);
+    }
+
+    #[test]
+    fn candidate_lists_together_cost_no_more_than_the_text() {
+        let listed = |c: &[Candidates]| -> usize {
+            c.iter().map(|c| if let Candidates::Lines(l) = c { l.len() } else { 0 }).sum()
+        };
+        let busy: Vec<String> = (0..50).map(|i| format!("busy{i:03}")).collect();
+        let busy: Vec<&str> = busy.iter().map(String::as_str).collect();
+        let r = ScreenPatterns::compile(&patterns(&busy, &["tokens"]), "t.toml", Workload::Few).unwrap();
+        // Short lines: a list per pattern would be 25 times the text.
+        let text: String = std::iter::once("⠸ busy049\n".to_string())
+            .chain((0..1000).map(|i| format!("busy{:03}\n", i % 60)))
+            .collect();
+        let cleaned = clean(text.as_bytes(), false);
+        let (b, v) = r.candidates(&cleaned);
+        let total = listed(&b) + listed(&v);
+        assert!(total > 0 && total <= cleaned.text.len(), "{total} list bytes for {} of text", cleaned.text.len());
+        // The patterns past the budget still find their lines: the last one's
+        // is the first busy line.
+        assert!(matches!(b[49], Candidates::All));
+        assert_eq!(r.screen(&cleaned).busy_line.as_deref(), Some("⠸ busy049"));
+        assert!(r.is_busy("busy049") && !r.is_busy("busy055"));
     }
 
     #[test]
