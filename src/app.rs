@@ -311,8 +311,8 @@ fn test_report_human(reports: &[check::ProfileReport]) -> String {
             if c.clean_log_lines > 0 { format!(", {} clean-log lines", c.clean_log_lines) } else { String::new() },
             if c.corpus_train.lines + c.corpus_test.lines > 0 {
                 format!(
-                    "; corpus recall as printed train {}, test {}; lines alone train {}, test {}",
-                    c.corpus_train, c.corpus_test, c.corpus_train_alone, c.corpus_test_alone
+                    "; corpus recall as printed train {}, test {} (not quoted by the profile {}); lines alone train {}, test {}",
+                    c.corpus_train, c.corpus_test, c.corpus_test_unquoted, c.corpus_train_alone, c.corpus_test_alone
                 )
             } else {
                 String::new()
@@ -333,10 +333,11 @@ fn test_report_human(reports: &[check::ProfileReport]) -> String {
             })
         };
         out.push_str(&format!(
-            "agents together ({}): corpus recall as printed train {}, test {}; lines alone train {}, test {}\n",
+            "agents together ({}): corpus recall as printed train {}, test {} (not quoted by the profile {}); lines alone train {}, test {}\n",
             plural(agents.len(), "profile"),
             sum(|c| c.corpus_train),
             sum(|c| c.corpus_test),
+            sum(|c| c.corpus_test_unquoted),
             sum(|c| c.corpus_train_alone),
             sum(|c| c.corpus_test_alone),
         ));

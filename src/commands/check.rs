@@ -112,6 +112,10 @@ pub struct Counts {
     pub corpus_train: Recall,
     /// The same on the held-out `test` split.
     pub corpus_test: Recall,
+    /// The same on the `test` lines that no example or counterexample of
+    /// the profile quotes: a quoted line was in front of whoever wrote the
+    /// rule, so only these were held out from it.
+    pub corpus_test_unquoted: Recall,
     /// Recall on the `train` lines each classified alone (the stricter
     /// figure: a continuation line never counts).
     pub corpus_train_alone: Recall,
@@ -141,6 +145,24 @@ pub struct CleanLog {
     pub name: String,
     /// Its bytes.
     pub bytes: Vec<u8>,
+}
+
+/// The lines of a profile's examples and counterexamples, blanks collapsed:
+/// what its author had in front of them.
+fn quoted_lines(profile: &crate::profile::Profile) -> Vec<String> {
+    let examples = profile.rules.iter().flat_map(|r| r.examples.iter().chain(&r.counterexamples));
+    examples.flat_map(|e| e.lines()).map(collapse_blanks).collect()
+}
+
+/// Whether some quoted line holds `line` (blanks collapsed). Lines of a few
+/// words are too common to say that anyone saw this one.
+fn is_quoted(quoted: &[String], line: &str) -> bool {
+    let line = collapse_blanks(line);
+    line.chars().count() > 20 && quoted.iter().any(|q| q.contains(&line))
+}
+
+fn collapse_blanks(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The report of a profile that could not be loaded: one `load` failure,
@@ -361,6 +383,7 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
     // A line of the corpus counts twice: as printed (the session's log ends
     // with its post's lines up to it, classified by the whole pipeline) and
     // alone (its first rule pauses or retries, as the bait is checked).
+    let quoted = quoted_lines(profile);
     for (line, printed) in corpus::as_printed(&profile.name) {
         let alone = first_text_rule(line.line).is_some_and(|r| profile.rules[r].action.is_env_fault());
         let caught = crate::pipeline::classify_text(compiled, &printed).action.is_env_fault();
@@ -370,6 +393,9 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
         };
         split.add(caught);
         split_alone.add(alone);
+        if line.split == Split::Test && !is_quoted(&quoted, line.line) {
+            c.corpus_test_unquoted.add(caught);
+        }
         if !caught && line.split == Split::Train {
             r.warnings.push(finding(
                 None,
@@ -516,6 +542,18 @@ fn worst_repeated_class(hir: &Hir) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_test_line_is_quoted_when_an_example_line_holds_it() {
+        let quoted = vec![
+            super::collapse_blanks("  ⎿  API Error: 529 {\"type\":\"error\"}  · Retrying"),
+            super::collapse_blanks("Overloaded"),
+        ];
+        let quoted_ = |l| super::is_quoted(&quoted, l);
+        assert!(quoted_("API Error: 529   {\"type\":\"error\"}"), "held, blanks collapsed");
+        assert!(!quoted_("API Error: 503 {\"type\":\"error\"}"), "another status is another line");
+        assert!(!quoted_("Overloaded"), "a few words prove nobody saw this line");
+    }
+
     use super::*;
 
     #[test]
