@@ -326,12 +326,7 @@ fn test_report_human(reports: &[check::ProfileReport]) -> String {
         .filter(|c| c.profile != "ci" && c.corpus_train.lines + c.corpus_test.lines > 0)
         .collect();
     if agents.len() > 1 {
-        let sum = |pick: fn(&check::Counts) -> Recall| {
-            agents.iter().fold(Recall::default(), |a, c| {
-                let r = pick(c);
-                Recall { caught: a.caught + r.caught, lines: a.lines + r.lines }
-            })
-        };
+        let sum = |pick: fn(&check::Counts) -> Recall| agents.iter().fold(Recall::default(), |sum, c| sum + pick(c));
         out.push_str(&format!(
             "agents together ({}): corpus recall as printed train {}, test {} (not quoted by the profile {}); lines alone train {}, test {}\n",
             plural(agents.len(), "profile"),

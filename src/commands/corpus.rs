@@ -112,6 +112,15 @@ impl Recall {
     }
 }
 
+/// Two counts together (profiles summed, as the agent profiles are).
+impl std::ops::Add for Recall {
+    type Output = Recall;
+
+    fn add(self, other: Recall) -> Recall {
+        Recall { caught: self.caught + other.caught, lines: self.lines + other.lines }
+    }
+}
+
 impl std::fmt::Display for Recall {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}/{} ({:.0}%)", self.caught, self.lines, self.share() * 100.0)
@@ -167,5 +176,6 @@ mod tests {
         r.add(true);
         assert_eq!((r.caught, r.lines), (2, 3));
         assert_eq!(r.to_string(), "2/3 (67%)");
+        assert_eq!(r + Recall { caught: 1, lines: 4 }, Recall { caught: 3, lines: 7 });
     }
 }

@@ -259,9 +259,7 @@ fn scan_window(
 pub fn classify_text(compiled: &CompiledProfile, text: &str) -> Verdict {
     let origin = compiled.profile.origin.label();
     let subject = Subject { log: "-", profile: &compiled.profile.name, profile_origin: &origin, status: None };
-    let bytes = text.as_bytes().to_vec();
-    let log_bytes = bytes.len() as u64;
-    let window = Window { bytes, start: 0, log_bytes, rotated: false, starts_mid_line: false };
+    let window = window::from_bytes(text.as_bytes(), WindowSpec::default());
     let settings = Settings { input: InputMode::Text, ..Settings::default() };
     scan_window(compiled, subject, window, None, &settings, &unwatched).verdict
 }

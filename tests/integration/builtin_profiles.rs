@@ -195,10 +195,8 @@ fn corpus_recall_per_profile_and_split() {
         let (train, test) = pane_recall(name);
         table.push(format!("{name:<10} train {train:<14} test {test}"));
         if *name != "ci" {
-            agents_train.caught += train.caught;
-            agents_train.lines += train.lines;
-            agents_test.caught += test.caught;
-            agents_test.lines += test.lines;
+            agents_train = agents_train + train;
+            agents_test = agents_test + test;
         }
         // Every profile: no worse than three train lines in four.
         assert!(train.share() >= 0.75, "{name}: train recall {train}\n{}", table.join("\n"));
