@@ -59,6 +59,10 @@ pub enum CheckKind {
     /// A `train` line of the corpus that the profile does not classify as an
     /// environment fault (a warning; `test` lines are only counted).
     CorpusMiss,
+    /// A rule whose examples or counterexamples quote held-out `test` lines
+    /// of the corpus (a warning that names the rule, not the lines): those
+    /// lines no longer measure it.
+    QuotesTestLine,
     /// The profile has no rules: it can never classify anything (a warning).
     NoRules,
     /// The profile could not be loaded (an error; the others are still checked).
@@ -147,18 +151,23 @@ pub struct CleanLog {
     pub bytes: Vec<u8>,
 }
 
-/// The lines of a profile's examples and counterexamples, blanks collapsed:
-/// what its author had in front of them.
-fn quoted_lines(profile: &crate::profile::Profile) -> Vec<String> {
-    let examples = profile.rules.iter().flat_map(|r| r.examples.iter().chain(&r.counterexamples));
-    examples.flat_map(|e| e.lines()).map(collapse_blanks).collect()
+/// The lines of a profile's examples and counterexamples, blanks collapsed,
+/// each with its rule: what the rule's author had in front of them.
+fn quoted_lines(profile: &crate::profile::Profile) -> Vec<(usize, String)> {
+    let examples = profile.rules.iter().enumerate().flat_map(|(i, r)| {
+        r.examples.iter().chain(&r.counterexamples).flat_map(|e| e.lines()).map(move |l| (i, collapse_blanks(l)))
+    });
+    examples.collect()
 }
 
-/// Whether some quoted line holds `line` (blanks collapsed). Lines of a few
-/// words are too common to say that anyone saw this one.
-fn is_quoted(quoted: &[String], line: &str) -> bool {
+/// The first rule whose quoted lines hold `line` (blanks collapsed). Lines of
+/// a few words are too common to say that anyone saw this one.
+fn quoted_by(quoted: &[(usize, String)], line: &str) -> Option<usize> {
     let line = collapse_blanks(line);
-    line.chars().count() > 20 && quoted.iter().any(|q| q.contains(&line))
+    if line.chars().count() <= 20 {
+        return None;
+    }
+    quoted.iter().find(|(_, q)| q.contains(&line)).map(|(rule, _)| *rule)
 }
 
 fn collapse_blanks(s: &str) -> String {
@@ -384,6 +393,7 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
     // with its post's lines up to it, classified by the whole pipeline) and
     // alone (its first rule pauses or retries, as the bait is checked).
     let quoted = quoted_lines(profile);
+    let mut quoting: std::collections::BTreeMap<usize, usize> = Default::default();
     for (line, printed) in corpus::as_printed(&profile.name) {
         let alone = first_text_rule(line.line).is_some_and(|r| profile.rules[r].action.is_env_fault());
         let caught = crate::pipeline::classify_text(compiled, &printed).action.is_env_fault();
@@ -393,8 +403,11 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
         };
         split.add(caught);
         split_alone.add(alone);
-        if line.split == Split::Test && !is_quoted(&quoted, line.line) {
-            c.corpus_test_unquoted.add(caught);
+        if line.split == Split::Test {
+            match quoted_by(&quoted, line.line) {
+                None => c.corpus_test_unquoted.add(caught),
+                Some(rule) => *quoting.entry(rule).or_default() += 1,
+            }
         }
         if !caught && line.split == Split::Train {
             r.warnings.push(finding(
@@ -405,6 +418,18 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
                 Some(clean_line(line.line)),
             ));
         }
+    }
+
+    // The held-out lines are not shown: a warning that printed them would
+    // put them in front of the next author.
+    for (rule, n) in quoting {
+        r.warnings.push(finding(
+            Some(qid(rule)),
+            CheckKind::QuotesTestLine,
+            format!("its examples quote held-out `test` corpus lines ({n}): they are counted apart, not as held out"),
+            None,
+            None,
+        ));
     }
 
     for key in &profile.unknown_keys {
@@ -545,13 +570,13 @@ mod tests {
     #[test]
     fn a_test_line_is_quoted_when_an_example_line_holds_it() {
         let quoted = vec![
-            super::collapse_blanks("  ⎿  API Error: 529 {\"type\":\"error\"}  · Retrying"),
-            super::collapse_blanks("Overloaded"),
+            (3, super::collapse_blanks("  ⎿  API Error: 529 {\"type\":\"error\"}  · Retrying")),
+            (5, super::collapse_blanks("Overloaded")),
         ];
-        let quoted_ = |l| super::is_quoted(&quoted, l);
-        assert!(quoted_("API Error: 529   {\"type\":\"error\"}"), "held, blanks collapsed");
-        assert!(!quoted_("API Error: 503 {\"type\":\"error\"}"), "another status is another line");
-        assert!(!quoted_("Overloaded"), "a few words prove nobody saw this line");
+        let by = |l| super::quoted_by(&quoted, l);
+        assert_eq!(by("API Error: 529   {\"type\":\"error\"}"), Some(3), "held, blanks collapsed");
+        assert_eq!(by("API Error: 503 {\"type\":\"error\"}"), None, "another status is another line");
+        assert_eq!(by("Overloaded"), None, "a few words prove nobody saw this line");
     }
 
     use super::*;
