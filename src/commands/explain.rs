@@ -69,8 +69,8 @@ pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool, max_
             window.start,
             window.end(),
             window.log_bytes,
-            records.lines.len(),
-            records.invalid,
+            records.lines.len().saturating_sub(records.unparsed),
+            records.skipped(),
             if records.cut { "; a record longer than the window was cut" } else { "" },
         );
         explain_records(&mut out, compiled, &window, &records, &scan, &style);

@@ -231,9 +231,10 @@ pub fn decide(
 /// skipped, a record longer than the window.
 fn records_note(r: &Records) -> String {
     let mut note = String::new();
-    if r.invalid > 0 {
-        let what = if r.invalid == 1 { "line that is not a JSON record" } else { "lines that are not JSON records" };
-        note.push_str(&format!("; {} {what} skipped", r.invalid));
+    let skipped = r.skipped();
+    if skipped > 0 {
+        let what = if skipped == 1 { "line that is not a JSON record" } else { "lines that are not JSON records" };
+        note.push_str(&format!("; {skipped} {what} skipped"));
     }
     if r.cut {
         note.push_str("; a record is longer than the window and was cut (raise --tail-bytes)");

@@ -235,11 +235,12 @@ fn scan_window(
         Some(_) => None,
         None => records::read(&window.bytes, window.starts_mid_line, settings.input),
     };
-    if let Some(records) = records {
+    if let Some(mut records) = records {
         if small {
             watch(scan_start, compiled.records_are_bounded(&records));
         }
         let scan = compiled.scan_records(&window.bytes, &records, Some(scan_start + timeout));
+        records.unparsed = scan.unparsed;
         let verdict = decide::decide(subject, compiled, &window, Body::Records(&records), &scan, timeout);
         let trace = Trace { window, cleaned: Cleaned::default(), records: Some(records), scan };
         return Classified { verdict, trace: Some(trace) };

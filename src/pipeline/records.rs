@@ -10,8 +10,13 @@
 //!
 //! Detection (`auto`): the window is JSON Lines when the first complete
 //! non-blank line starts with `{` (a test that costs a text log one byte) and
-//! at least nine in ten of its complete non-blank lines are JSON objects. Blank
-//! lines are allowed; the other lines are skipped and counted. A window whose
+//! at least nine in ten of its complete non-blank lines are shaped as JSON
+//! objects: `{` first and `}` last, blanks aside. Blank lines are allowed; the
+//! other lines are skipped and counted. Whether a record's line is valid JSON
+//! is learnt once, when the match stage parses it: a line that does not parse
+//! is skipped and counted then ([`Records::unparsed`]). Checking every line's
+//! syntax here as well would read each record twice, and a line shaped as an
+//! object that is not JSON is not what any program writes. A window whose
 //! only line is the cut tail of a record (one record longer than the window) is
 //! read as records too, when that tail ends with `}`: the verdict then says the
 //! record was cut, instead of matching screen rules against JSON text.
@@ -42,15 +47,24 @@ pub struct RecordLine {
 /// The complete records of a window.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Records {
-    /// Every line that holds a JSON object, in window order.
+    /// Every line shaped as a JSON object, in window order.
     pub lines: Vec<RecordLine>,
-    /// Non-blank lines that are not a JSON object: skipped.
+    /// Non-blank lines not shaped as a JSON object: skipped.
     pub invalid: usize,
+    /// Lines of [`Records::lines`] that the scan found not to be JSON: skipped
+    /// too. Counted by the match stage, which parses each line; lines after a
+    /// deadline are not counted.
+    pub unparsed: usize,
     /// The window's only line is the tail of a record longer than the window.
     pub cut: bool,
 }
 
 impl Records {
+    /// How many lines were skipped: not shaped as a record, or not JSON.
+    pub fn skipped(&self) -> usize {
+        self.invalid + self.unparsed
+    }
+
     /// The bytes of `line` in `window`.
     pub fn bytes<'a>(&self, window: &'a [u8], line: &RecordLine) -> &'a [u8] {
         window.get(line.offset..line.end).unwrap_or_default()
@@ -90,9 +104,9 @@ pub fn read(bytes: &[u8], starts_mid_line: bool, mode: InputMode) -> Option<Reco
         return None;
     }
     let allowed = lines.len() / INVALID_SHARE;
-    let mut records = Records { lines: Vec::with_capacity(lines.len()), invalid: 0, cut };
+    let mut records = Records { lines: Vec::with_capacity(lines.len()), invalid: 0, unparsed: 0, cut };
     for line in lines {
-        if is_object(&bytes[line.offset..line.end]) {
+        if shaped_as_object(&bytes[line.offset..line.end]) {
             records.lines.push(line);
         } else {
             records.invalid += 1;
@@ -147,9 +161,11 @@ fn trim(bytes: &[u8]) -> &[u8] {
     &rest[..rest.len() - trail]
 }
 
-/// A JSON object, checked without building it.
-fn is_object(line: &[u8]) -> bool {
-    trim(line).starts_with(b"{") && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok()
+/// Shaped as a JSON object: `{` first and `}` last, blanks aside. Its syntax
+/// is checked when the scan parses it.
+fn shaped_as_object(line: &[u8]) -> bool {
+    let line = trim(line);
+    line.starts_with(b"{") && line.ends_with(b"}")
 }
 
 /// Parses one record (its bytes were checked by [`read`]).

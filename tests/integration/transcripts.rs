@@ -280,6 +280,24 @@ fn detection_needs_no_flag_and_can_be_forced() {
 }
 
 #[test]
+fn a_line_shaped_as_a_record_that_is_not_json_is_skipped_and_counted() {
+    // Detection looks at the shape of a line; its syntax is learnt when the
+    // scan parses it. A broken line that would be the error record if it
+    // parsed must neither match nor stop the records after it from counting.
+    let error = "{\"type\":\"assistant\",\"isApiErrorMessage\":true,\"apiErrorStatus\":529,\"error\":\"server_error\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"API Error: 529 Overloaded\"}]}}\n";
+    let broken = error.replacen("true", "tru", 1);
+    let ok = "{\"type\":\"user\",\"message\":{\"content\":\"go on\"}}\n";
+    let log = format!("{ok}{broken}{ok}{ok}{ok}{ok}{ok}{ok}{ok}{ok}{ok}");
+    let v = Test::new().file("s.jsonl", &log).args(["classify", "--profile", "claude", "s.jsonl"]).verdict();
+    assert_eq!((v.input, v.action, v.rule), (Input::Jsonl, Action::Charge, None));
+    assert!(v.reason.contains("1 line that is not a JSON record skipped"), "{}", v.reason);
+    let log = format!("{broken}{error}");
+    let v = Test::new().file("s.jsonl", &log).args(["classify", "--profile", "claude", "s.jsonl"]).verdict();
+    assert_eq!((v.input, v.rule.as_deref()), (Input::Jsonl, Some("claude/record-overloaded")));
+    assert_eq!(v.offset, Some(broken.len() as u64), "the evidence is the record that parsed");
+}
+
+#[test]
 fn the_partial_first_record_is_dropped_and_a_cut_record_is_said() {
     // The window starts inside the error record: its tail must not count.
     let error = "{\"type\":\"assistant\",\"isApiErrorMessage\":true,\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"API Error: 529\"}]}}\n";

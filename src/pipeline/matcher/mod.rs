@@ -376,6 +376,9 @@ pub struct Scan {
     /// `progress_records` (and no rule). The session then recovered if it
     /// comes after the winner.
     pub progress: Option<usize>,
+    /// Records only: lines shaped as records that did not parse as JSON,
+    /// skipped ([`Records::unparsed`]).
+    pub unparsed: usize,
 }
 
 fn build_regex(pattern: &str) -> Result<Regex, regex::Error> {
@@ -870,16 +873,18 @@ impl CompiledProfile {
         let mut scan = Scan::default();
         let mut pacer = Pacer::default();
         let watch_progress = !self.profile.progress_records.is_empty();
-        if self.record_rules.is_empty() && !watch_progress {
-            return scan;
-        }
+        // Every record is parsed, rules or not: the parse is also what finds
+        // the lines that are not JSON, which the verdict counts.
         for (line, span) in records.lines.iter().enumerate() {
             let bytes = records.bytes(window, span);
             if pacer.due(bytes.len()) && deadline.is_some_and(|d| Instant::now() >= d) {
                 scan.timed_out = true;
                 break;
             }
-            let Some(record) = self.parse_record(bytes) else { continue };
+            let Some(record) = self.parse_record(bytes) else {
+                scan.unparsed += 1;
+                continue;
+            };
             match self.first_record_rule(&record, bytes) {
                 Some((rule, pattern)) => {
                     let slot = per_rule[rule].get_or_insert(RuleHits { rule, count: 0, last_line: line });
