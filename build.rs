@@ -134,6 +134,7 @@ fn builtins(dir: &Path) -> String {
                 other => panic!("{}: rule {id}: unknown action {other}", f.display()),
             };
             let ci = rule.get("case_insensitive").and_then(|v| v.as_bool()).unwrap_or(false);
+            let fallback = rule.get("fallback").and_then(|v| v.as_bool()).unwrap_or(false);
             let record = rule.get("record").map(|v| {
                 let table = v.as_table().unwrap_or_else(|| panic!("{}: rule {id}: record is a table", f.display()));
                 let conditions =
@@ -189,7 +190,7 @@ fn builtins(dir: &Path) -> String {
                 None => "None".to_string(),
             };
             let record = record.map_or_else(|| "None".to_string(), |r| format!("Some({r})"));
-            let _ = writeln!(out, "], after: {after}, record: {record}, field: {field:?} }},");
+            let _ = writeln!(out, "], after: {after}, record: {record}, field: {field:?}, fallback: {fallback} }},");
         }
         let progress_text: Vec<&str> = table
             .get("progress")

@@ -49,6 +49,8 @@ struct RuleDoc<'a> {
     record: Option<toml::Table>,
     #[serde(skip_serializing_if = "Option::is_none")]
     field: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    fallback: bool,
 }
 
 /// Record conditions as the `record` table they were written as.
@@ -98,6 +100,7 @@ pub fn to_toml(profile: &Profile) -> Result<String, toml::ser::Error> {
                 after: r.after.as_ref(),
                 record: r.record.as_deref().map(conditions_table),
                 field: r.field.as_deref(),
+                fallback: r.fallback,
             })
             .collect(),
     };

@@ -57,6 +57,8 @@ pub struct LeanRule {
     pub record: Option<&'static [LeanCondition]>,
     /// The JSON pointer of the record's text.
     pub field: Option<&'static str>,
+    /// It decides only when no other rule hits.
+    pub fallback: bool,
 }
 
 /// A built-in rule's `after`.

@@ -319,6 +319,7 @@ fn lean(b: &builtin::Builtin, with_stall: bool) -> ProfileFile {
             builtin: true,
             record: r.record.map(|cs| cs.iter().map(builtin::LeanCondition::to_condition).collect()),
             field: r.field.map(str::to_string),
+            fallback: r.fallback,
         })
         .collect();
     ProfileFile {

@@ -79,6 +79,10 @@ pub struct Rule {
     /// The JSON pointer of the record's text that `patterns`, the evidence and
     /// the captures use (record rules only).
     pub field: Option<String>,
+    /// A fallback rule decides only when no other rule hits in the window: a
+    /// program's framing line that names no cause of its own (the cause, when
+    /// there is one, is on another line that an ordinary rule reads).
+    pub fallback: bool,
 }
 
 impl Rule {
@@ -168,6 +172,8 @@ struct RawRule {
     after: Option<After>,
     record: Option<toml::Table>,
     field: Option<String>,
+    #[serde(default)]
+    fallback: bool,
 }
 
 fn default_kind() -> String {
@@ -222,6 +228,7 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
             builtin: false,
             record: None,
             field: None,
+            fallback: false,
         });
     }
 
@@ -327,6 +334,7 @@ fn rule_from_table(profile: &str, table: toml::Table) -> Result<Rule, RuleError>
         builtin: false,
         record,
         field: raw.field,
+        fallback: raw.fallback,
     })
 }
 

@@ -159,6 +159,21 @@ fn reset_times_are_captured() {
     }
 }
 
+#[test]
+fn gemini_error_report_below_its_cause_does_not_override_it() {
+    // Gemini CLI's debug console renders the turn's error report below the
+    // `[API Error: …]` line; the report names no cause (a fallback rule).
+    let report = "│ ✖  Error when talking to Gemini API Full report available at: /tmp/gemini-client-error-Turn.run-sendMessageStream-2025-07-21T10-00-00.json";
+    let gemini = compiled("gemini");
+    let v = classify(
+        &gemini,
+        &realistic_log(&format!("✕ [API Error: 400 Request contains an invalid argument.]\n{report}")),
+    );
+    assert_eq!((v.action, v.rule.as_deref()), (Action::Charge, Some("gemini/api-error-invalid-request")));
+    let v = classify(&gemini, &realistic_log(report));
+    assert_eq!((v.action, v.rule.as_deref()), (Action::Pause, Some("gemini/api-error-cause-below")));
+}
+
 /// Recall of one profile on the corpus, through the whole pipeline: each line
 /// as printed (below the earlier lines of its post) at the end of a realistic
 /// pane capture, as `faultsift classify` sees it.

@@ -170,6 +170,43 @@ fn a_fault_followed_only_by_chrome_is_still_the_fault() {
 }
 
 #[test]
+fn a_fallback_rule_decides_only_when_no_other_rule_hits() {
+    let profile = r#"
+[[rule]]
+id = "report"
+kind = "api_error"
+fallback = true
+pattern = '^\s*Error when talking to the API'
+[[rule]]
+id = "bad-request"
+action = "charge"
+kind = "invalid_request"
+pattern = '^\s*\[API Error: 400\b'
+[[rule]]
+id = "overloaded"
+kind = "overloaded"
+action = "retry"
+pattern = '^\s*\[API Error: 503\b'
+"#;
+    let report = "Error when talking to the API. Full report available at: /tmp/r.json\n";
+    let classify = |log: String| {
+        Test::new().file("f.toml", profile).args(["classify", "--profile", "f.toml"]).stdin(log.as_str()).verdict()
+    };
+    // Alone, the framing line decides.
+    let v = classify(format!("working\n{report}"));
+    assert_eq!((v.action, v.rule.as_deref()), (Action::Pause, Some("f/report")));
+    // Printed below a cause line, it does not override the cause: the work's
+    // own 400 is charged, an outage keeps its own action.
+    let v = classify(format!("[API Error: 400 invalid argument]\n{report}"));
+    assert_eq!((v.action, v.rule.as_deref()), (Action::Charge, Some("f/bad-request")));
+    let v = classify(format!("{report}[API Error: 503 Service Unavailable]\n{report}"));
+    assert_eq!((v.action, v.rule.as_deref()), (Action::Retry, Some("f/overloaded")));
+    assert_eq!(v.hits.iter().find(|h| h.rule == "f/report").map(|h| h.count), Some(2), "still counted");
+    let shown = Test::new().file("f.toml", profile).args(["show", "f.toml"]).run().stdout;
+    assert_eq!(shown.matches("fallback = true").count(), 1, "{shown}");
+}
+
+#[test]
 fn show_prints_progress_and_after() {
     let framed = r#"
 progress = ['^\s*⏺ Bash\(']

@@ -376,6 +376,9 @@ pub struct Scan {
     /// `progress_records` (and no rule). The session then recovered if it
     /// comes after the winner.
     pub progress: Option<usize>,
+    /// The last line hit by a `fallback` rule, while no other rule has hit:
+    /// it becomes [`Scan::last`] when the scan ends with no other hit.
+    fallback: Option<LineHit>,
     /// Records only: lines shaped as records that did not parse as JSON,
     /// skipped ([`Records::unparsed`]).
     pub unparsed: usize,
@@ -759,8 +762,9 @@ impl CompiledProfile {
             let slot = per_rule[rule].get_or_insert(RuleHits { rule, count: 0, last_line: line });
             slot.count += 1;
             slot.last_line = line;
-            scan.last = Some(LineHit { line, rule, pattern: Some(pattern) });
+            scan.record(&self.profile.rules[rule], LineHit { line, rule, pattern: Some(pattern) });
         }
+        scan.settle();
         scan.hits = per_rule.into_iter().flatten().collect();
         // A fault the session got past is not what it died of (SPEC §1.5).
         if let Some(last) = scan.last.filter(|l| !scan.timed_out && self.profile.rules[l.rule].action.is_env_fault()) {
@@ -890,14 +894,34 @@ impl CompiledProfile {
                     let slot = per_rule[rule].get_or_insert(RuleHits { rule, count: 0, last_line: line });
                     slot.count += 1;
                     slot.last_line = line;
-                    scan.last = Some(LineHit { line, rule, pattern });
+                    scan.record(&self.profile.rules[rule], LineHit { line, rule, pattern });
                 }
                 None if watch_progress && self.is_progress(&record) => scan.progress = Some(line),
                 None => {}
             }
         }
+        scan.settle();
         scan.hits = per_rule.into_iter().flatten().collect();
         scan
+    }
+}
+
+impl Scan {
+    /// Takes a hit of `rule`: the last hit wins, but a `fallback` rule's hit
+    /// only while no other rule has hit.
+    fn record(&mut self, rule: &crate::profile::Rule, hit: LineHit) {
+        if rule.fallback {
+            self.fallback = Some(hit);
+        } else {
+            self.last = Some(hit);
+        }
+    }
+
+    /// At the end of a scan: a fallback hit wins when nothing else hit.
+    fn settle(&mut self) {
+        if self.last.is_none() {
+            self.last = self.fallback.take();
+        }
     }
 }
 
