@@ -212,11 +212,17 @@ struct LiteralSet {
 
 /// Finds where some literal of a set occurs: Teddy (SIMD, built in
 /// microseconds) where the CPU and the set allow, else an Aho-Corasick NFA.
+/// Teddy takes at most [`TEDDY_LITERALS`] literals, so a larger set is searched
+/// by several Teddy searchers, one pass each: a pass over a 64 KiB window costs
+/// far less than building and running the NFA of a set that size.
 #[derive(Debug)]
 enum Finder {
-    Packed(aho_corasick::packed::Searcher),
+    Packed(Vec<aho_corasick::packed::Searcher>),
     Automaton(AhoCorasick),
 }
+
+/// The most literals `aho_corasick`'s Teddy searcher takes.
+const TEDDY_LITERALS: usize = 64;
 
 impl LiteralSet {
     fn build(literals: BTreeMap<String, Vec<usize>>, ascii_case_insensitive: bool, workload: Workload) -> Option<Self> {
@@ -226,11 +232,16 @@ impl LiteralSet {
         let (literals, patterns): (Vec<String>, Vec<Vec<usize>>) = literals.into_iter().unzip();
         let packed = (!ascii_case_insensitive)
             .then(|| {
-                aho_corasick::packed::Config::new()
-                    .match_kind(aho_corasick::packed::MatchKind::LeftmostFirst)
-                    .builder()
-                    .extend(&literals)
-                    .build()
+                literals
+                    .chunks(TEDDY_LITERALS)
+                    .map(|chunk| {
+                        aho_corasick::packed::Config::new()
+                            .match_kind(aho_corasick::packed::MatchKind::LeftmostFirst)
+                            .builder()
+                            .extend(chunk)
+                            .build()
+                    })
+                    .collect::<Option<Vec<_>>>()
             })
             .flatten();
         let finder = match packed {
@@ -254,7 +265,7 @@ impl LiteralSet {
     /// but no literal holds a `\n`, so each such line yields at least one.
     fn starts(&self, text: &str) -> Vec<usize> {
         match &self.finder {
-            Finder::Packed(s) => s.find_iter(text).map(|m| m.start()).collect(),
+            Finder::Packed(searchers) => searchers.iter().flat_map(|s| s.find_iter(text).map(|m| m.start())).collect(),
             Finder::Automaton(a) => a.find_iter(text).map(|m| m.start()).collect(),
         }
     }
@@ -1028,6 +1039,21 @@ mod tests {
             assert_eq!(few.first_rule(line), want, "{line:?} one-shot");
             assert_eq!(many.first_rule(line), want, "{line:?} batch");
         }
+    }
+
+    #[test]
+    fn a_literal_set_larger_than_teddy_takes_finds_every_literal() {
+        let n = TEDDY_LITERALS * 2 + 5;
+        let literals: BTreeMap<String, Vec<usize>> = (0..n).map(|i| (format!("word{i:04}x"), vec![i])).collect();
+        let set = LiteralSet::build(literals, false, Workload::Few).unwrap();
+        // Teddy needs SSSE3 or NEON; without it the set is one automaton.
+        if let Finder::Packed(searchers) = &set.finder {
+            assert_eq!(searchers.len(), 3, "chunks of at most {TEDDY_LITERALS}");
+        }
+        let text: String = (0..n).rev().map(|i| format!("a line with word{i:04}x in it\n")).collect();
+        let mut found = set.starts(&text);
+        found.sort_unstable();
+        assert_eq!(found.len(), n, "one start per line, every chunk searched");
     }
 
     #[test]
