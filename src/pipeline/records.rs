@@ -4,9 +4,10 @@
 //!
 //! The stage decides how the window is read (`--input auto|text|jsonl`) and
 //! finds the complete records; it keeps only their spans, so that memory stays
-//! what the window costs. The match stage parses each record again, one at a
-//! time, as it scans ([`crate::pipeline::matcher::CompiledProfile::scan_records`]),
-//! keeping only the values its rules read ([`Shape`]).
+//! what the window costs. The match stage parses the records, one at a time,
+//! as it scans ([`crate::pipeline::matcher::CompiledProfile::scan_records`]):
+//! only those that hold the words some rule needs, and only as far as its
+//! rules read them ([`Shape`]).
 //!
 //! Detection (`auto`): the window is JSON Lines when the first complete
 //! non-blank line starts with `{` (a test that costs a text log one byte) and

@@ -119,6 +119,63 @@ struct RecordPlan {
     fields: Vec<Option<usize>>,
     /// Per `progress_records` entry, its conditions' slots.
     progress: Vec<Vec<usize>>,
+    /// What a record must hold, as written, for some record rule to match it
+    /// ([`RecordPlan::may_hit`]).
+    needles: Needles,
+}
+
+/// The words a record's line must hold for a record rule to match it: per
+/// rule, the keys its conditions name and the one string value a condition
+/// accepts, each quoted as JSON writes it. A record that holds every word of
+/// no rule is not parsed. Only words of ASCII letters, digits, `_`, `-` and
+/// `.` are taken, which no JSON writer escapes; a rule with none is no filter
+/// (every record is parsed).
+#[derive(Debug, Default)]
+struct Needles {
+    words: Vec<memchr::memmem::Finder<'static>>,
+    /// Per record rule, the indices of its words in `words`; None: it reads
+    /// every record.
+    rules: Vec<Option<Vec<usize>>>,
+}
+
+impl Needles {
+    fn new(conditions: impl Iterator<Item = Vec<Condition>>) -> Self {
+        let mut needles = Needles::default();
+        for cs in conditions {
+            let mut mine = Vec::new();
+            for c in &cs {
+                let key = c.pointer.rsplit('/').next().filter(|k| !k.bytes().all(|b| b.is_ascii_digit()));
+                let value = match c.accepted.as_slice() {
+                    [Scalar::Str(v)] => Some(v.as_str()),
+                    _ => None,
+                };
+                for word in key.into_iter().chain(value) {
+                    if word.is_empty() || !word.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b)) {
+                        continue;
+                    }
+                    let quoted = format!("\"{word}\"").into_bytes();
+                    let at = match needles.words.iter().position(|w| w.needle() == quoted) {
+                        Some(at) => at,
+                        None => {
+                            needles.words.push(memchr::memmem::Finder::new(&quoted).into_owned());
+                            needles.words.len() - 1
+                        }
+                    };
+                    mine.push(at);
+                }
+            }
+            needles.rules.push((!mine.is_empty()).then_some(mine));
+        }
+        needles
+    }
+
+    /// Whether some record rule may match the record `line`: it holds every
+    /// word of some rule.
+    fn may_hit(&self, line: &[u8]) -> bool {
+        let mut held: Vec<Option<bool>> = vec![None; self.words.len()];
+        let mut holds = |w: usize| *held[w].get_or_insert_with(|| self.words[w].find(line).is_some());
+        self.rules.iter().any(|r| r.as_ref().is_none_or(|ws| ws.iter().all(|&w| holds(w))))
+    }
 }
 
 /// A rule's `after` condition, its regex compiled on first need.
@@ -846,8 +903,18 @@ impl CompiledProfile {
             let progress = self.profile.progress_records.iter().map(|cs| slots(cs)).collect();
             // A rule without `field` reads the record's line, not its value.
             let fields = self.profile.rules.iter().map(|r| r.field.as_deref().map(|f| shape.add(f))).collect();
-            RecordPlan { shape, conditions, fields, progress }
+            let needles = Needles::new(
+                self.record_rules.iter().map(|&r| self.profile.rules[r].record.clone().unwrap_or_default()),
+            );
+            RecordPlan { shape, conditions, fields, progress, needles }
         })
+    }
+
+    /// Whether some record rule may match the record `line`, from the words
+    /// its line holds: a record for which this is false is not parsed by the
+    /// scan (see [`Needles`]).
+    pub fn may_hit_record(&self, line: &[u8]) -> bool {
+        self.record_plan().needles.may_hit(line)
     }
 
     /// Reads the record `line` as far as the record rules and
@@ -880,38 +947,56 @@ impl CompiledProfile {
     }
 
     /// Scans the records of `window`; the last record hit wins, as for text.
-    /// Each record is parsed once, as far as the rules read it
-    /// ([`records::Shape`]), matched, and dropped. The deadline is
-    /// looked at as for text, every `DEADLINE_BYTES` of records.
+    /// A record that holds every word of some rule ([`Needles`]) is parsed
+    /// once, as far as the rules read it ([`records::Shape`]), matched, and
+    /// dropped; the others cannot be hit and are passed over unparsed. Then,
+    /// when the winner is an environment fault, the records after it are read
+    /// for `progress_records`, last first. The deadline is looked at as for
+    /// text, every `DEADLINE_BYTES` of records.
     pub fn scan_records(&self, window: &[u8], records: &Records, deadline: Option<Instant>) -> Scan {
         let mut per_rule: Vec<Option<RuleHits>> = vec![None; self.profile.rules.len()];
         let mut scan = Scan::default();
         let mut pacer = Pacer::default();
-        let watch_progress = !self.profile.progress_records.is_empty();
-        // Every record is parsed, rules or not: the parse is also what finds
-        // the lines that are not JSON, which the verdict counts.
+        // A record that holds no rule's words cannot be hit and is not parsed
+        // (most of a transcript: the model's turns and tool results).
         for (line, span) in records.lines.iter().enumerate() {
             let bytes = records.bytes(window, span);
             if pacer.due(bytes.len()) && deadline.is_some_and(|d| Instant::now() >= d) {
                 scan.timed_out = true;
                 break;
             }
+            if !self.may_hit_record(bytes) {
+                continue;
+            }
             let Some(record) = self.parse_record(bytes) else {
                 scan.unparsed += 1;
                 continue;
             };
-            match self.first_record_rule(&record, bytes) {
-                Some((rule, pattern)) => {
-                    let slot = per_rule[rule].get_or_insert(RuleHits { rule, count: 0, last_line: line });
-                    slot.count += 1;
-                    slot.last_line = line;
-                    scan.record(&self.profile.rules[rule], LineHit { line, rule, pattern });
-                }
-                None if watch_progress && self.is_progress(&record) => scan.progress = Some(line),
-                None => {}
+            if let Some((rule, pattern)) = self.first_record_rule(&record, bytes) {
+                let slot = per_rule[rule].get_or_insert(RuleHits { rule, count: 0, last_line: line });
+                slot.count += 1;
+                slot.last_line = line;
+                scan.record(&self.profile.rules[rule], LineHit { line, rule, pattern });
             }
         }
         scan.settle();
+        // A fault the session got past is not what it died of (SPEC §1.5):
+        // the last record after the winner that shows the agent working.
+        let winner = scan.last.filter(|l| !scan.timed_out && self.profile.rules[l.rule].action.is_env_fault());
+        if let Some(winner) = winner.filter(|_| !self.profile.progress_records.is_empty()) {
+            for (line, span) in records.lines.iter().enumerate().skip(winner.line + 1).rev() {
+                let bytes = records.bytes(window, span);
+                if pacer.due(bytes.len()) && deadline.is_some_and(|d| Instant::now() >= d) {
+                    scan.timed_out = true;
+                    break;
+                }
+                let Some(record) = self.parse_record(bytes) else { continue };
+                if self.first_record_rule(&record, bytes).is_none() && self.is_progress(&record) {
+                    scan.progress = Some(line);
+                    break;
+                }
+            }
+        }
         scan.hits = per_rule.into_iter().flatten().collect();
         scan
     }
@@ -1039,6 +1124,29 @@ mod tests {
             assert_eq!(few.first_rule(line), want, "{line:?} one-shot");
             assert_eq!(many.first_rule(line), want, "{line:?} batch");
         }
+    }
+
+    #[test]
+    fn a_record_is_parsed_only_when_it_holds_every_word_of_some_rule() {
+        let c = |pointer: &str, accepted: Vec<Scalar>| Condition { pointer: pointer.into(), accepted };
+        let s = |v: &str| Scalar::Str(v.into());
+        let needles = Needles::new(
+            [
+                vec![c("/isApiErrorMessage", vec![Scalar::Bool(true)]), c("/error", vec![s("rate_limit")])],
+                vec![c("/type", vec![s("system"), s("result")]), c("/message/content/0", vec![s("a b")])],
+            ]
+            .into_iter(),
+        );
+        let words: Vec<&[u8]> = needles.words.iter().map(|w| w.needle()).collect();
+        let want: [&[u8]; 4] = [b"\"isApiErrorMessage\"", b"\"error\"", b"\"rate_limit\"", b"\"type\""];
+        assert_eq!(words, want, "keys and a lone safe string value; no index, no value with a blank");
+        assert!(needles.may_hit(br#"{"isApiErrorMessage":true,"error":"rate_limit"}"#));
+        assert!(needles.may_hit(br#"{"type":"assistant"}"#), "the second rule's one word");
+        assert!(!needles.may_hit(br#"{"isApiErrorMessage":true,"error":"server_error"}"#));
+        assert!(!needles.may_hit(br#"{"kind":"assistant","text":"API Error: 429"}"#));
+        // A rule with no word to look for reads every record.
+        let open = Needles::new([vec![c("/0", vec![Scalar::Int(1)])]].into_iter());
+        assert!(open.may_hit(b"{}"));
     }
 
     #[test]
