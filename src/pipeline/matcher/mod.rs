@@ -88,8 +88,13 @@ pub struct CompiledProfile {
     /// non-ASCII word character), and for every search of a batch.
     full: Vec<OnceLock<Option<Engine>>>,
     workload: Workload,
-    /// Literals of case-sensitive patterns, and of case-insensitive ones.
-    literal_sets: Vec<LiteralSet>,
+    /// Literals of case-sensitive patterns, and of case-insensitive ones,
+    /// with the patterns that require each: the searchers' input, taken when
+    /// they are built.
+    literal_maps: std::sync::Mutex<Option<[LiteralMap; 2]>>,
+    /// Their searchers, built on the first text scan: a transcript, read as
+    /// records, never needs them.
+    literal_sets: OnceLock<Vec<LiteralSet>>,
     /// Patterns with no required literal: tried on every line.
     always: Vec<usize>,
     /// Per rule, its `after` framing, if it has one.
@@ -133,6 +138,9 @@ struct RecordPlan {
 #[derive(Debug, Default)]
 struct Needles {
     words: Vec<memchr::memmem::Finder<'static>>,
+    /// All the words in one searcher (Teddy), when they are few enough: one
+    /// pass over a record instead of one per word.
+    together: Option<aho_corasick::packed::Searcher>,
     /// Per record rule, the indices of its words in `words`; None: it reads
     /// every record.
     rules: Vec<Option<Vec<usize>>>,
@@ -166,12 +174,28 @@ impl Needles {
             }
             needles.rules.push((!mine.is_empty()).then_some(mine));
         }
+        // Quoted words never overlap in JSON (a key's closing quote is
+        // followed by `:`, a value's by `,` or `}`), so a non-overlapping
+        // search finds every one a record holds.
+        needles.together = (needles.words.len() <= TEDDY_LITERALS)
+            .then(|| {
+                aho_corasick::packed::Config::new()
+                    .match_kind(aho_corasick::packed::MatchKind::LeftmostFirst)
+                    .builder()
+                    .extend(needles.words.iter().map(|w| w.needle()))
+                    .build()
+            })
+            .flatten();
         needles
     }
 
     /// Whether some record rule may match the record `line`: it holds every
     /// word of some rule.
     fn may_hit(&self, line: &[u8]) -> bool {
+        if let Some(together) = &self.together {
+            let held = together.find_iter(line).fold(0u64, |held, m| held | 1 << m.pattern().as_usize());
+            return self.rules.iter().any(|r| r.as_ref().is_none_or(|ws| ws.iter().all(|&w| held & 1 << w != 0)));
+        }
         let mut held: Vec<Option<bool>> = vec![None; self.words.len()];
         let mut holds = |w: usize| *held[w].get_or_insert_with(|| self.words[w].find(line).is_some());
         self.rules.iter().any(|r| r.as_ref().is_none_or(|ws| ws.iter().all(|&w| holds(w))))
@@ -266,6 +290,9 @@ struct LiteralSet {
     each: Option<Vec<memchr::memmem::Finder<'static>>>,
     ascii_case_insensitive: bool,
 }
+
+/// Literals and, for each, the patterns that require it.
+type LiteralMap = BTreeMap<String, Vec<usize>>;
 
 /// Finds where some literal of a set occurs: Teddy (SIMD, built in
 /// microseconds) where the CPU and the set allow, else an Aho-Corasick NFA.
@@ -600,10 +627,7 @@ impl CompiledProfile {
         }
         let record_rules =
             profile.rules.iter().enumerate().filter(|(_, r)| r.is_record_rule()).map(|(i, _)| i).collect();
-        let literal_sets = [LiteralSet::build(exact, false, workload), LiteralSet::build(folded, true, workload)]
-            .into_iter()
-            .flatten()
-            .collect();
+        let literal_maps = std::sync::Mutex::new(Some([exact, folded]));
         let framings = profile
             .rules
             .iter()
@@ -646,7 +670,8 @@ impl CompiledProfile {
             regexes,
             full,
             workload,
-            literal_sets,
+            literal_maps,
+            literal_sets: OnceLock::new(),
             always,
             framings,
             progress,
@@ -705,11 +730,23 @@ impl CompiledProfile {
         sets.iter().all(|set| set.iter().any(|s| hay.contains(s.as_str())))
     }
 
+    /// The literal searchers of the text rules, built on first need.
+    fn literal_sets(&self) -> &[LiteralSet] {
+        self.literal_sets.get_or_init(|| {
+            let maps = self.literal_maps.lock().ok().and_then(|mut m| m.take());
+            let [exact, folded] = maps.unwrap_or_default();
+            [LiteralSet::build(exact, false, self.workload), LiteralSet::build(folded, true, self.workload)]
+                .into_iter()
+                .flatten()
+                .collect()
+        })
+    }
+
     /// Candidate patterns of one line, sorted and deduplicated: those whose
     /// literal the line holds, and those without a literal.
     fn line_candidates(&self, line: &str) -> Vec<usize> {
         let mut c = self.always.clone();
-        for set in &self.literal_sets {
+        for set in self.literal_sets() {
             set.patterns_in(line, &mut c);
         }
         c.sort_unstable();
@@ -802,7 +839,7 @@ impl CompiledProfile {
         let lines: Vec<usize> = if self.always.is_empty() {
             // Lines are separated by `\n` in the text, so a literal never spans two.
             let mut lines: Vec<usize> = self
-                .literal_sets
+                .literal_sets()
                 .iter()
                 .flat_map(|set| set.starts(&cleaned.text))
                 .map(|at| cleaned.lines.partition_point(|l| l.end < at))
@@ -1115,8 +1152,8 @@ mod tests {
             CompiledProfile::compile_for(c.profile, "t.toml", w).unwrap()
         };
         let (few, many) = (file(Workload::Few), file(Workload::Many));
-        assert!(few.literal_sets.iter().all(|set| set.each.is_none()));
-        assert!(many.literal_sets.iter().all(|set| set.each.is_some()));
+        assert!(few.literal_sets().iter().all(|set| set.each.is_none()));
+        assert!(many.literal_sets().iter().all(|set| set.each.is_some()));
         // "betalpha" holds both literals, overlapping.
         let lines =
             [("alpha beta", Some((0, 0))), ("only beta", Some((1, 1))), ("gamma", None), ("betalpha", Some((0, 0)))];
@@ -1140,10 +1177,14 @@ mod tests {
         let words: Vec<&[u8]> = needles.words.iter().map(|w| w.needle()).collect();
         let want: [&[u8]; 4] = [b"\"isApiErrorMessage\"", b"\"error\"", b"\"rate_limit\"", b"\"type\""];
         assert_eq!(words, want, "keys and a lone safe string value; no index, no value with a blank");
-        assert!(needles.may_hit(br#"{"isApiErrorMessage":true,"error":"rate_limit"}"#));
-        assert!(needles.may_hit(br#"{"type":"assistant"}"#), "the second rule's one word");
-        assert!(!needles.may_hit(br#"{"isApiErrorMessage":true,"error":"server_error"}"#));
-        assert!(!needles.may_hit(br#"{"kind":"assistant","text":"API Error: 429"}"#));
+        let one_by_one = Needles { together: None, ..Needles::new([].into_iter()) };
+        let one_by_one = Needles { words: needles.words.clone(), rules: needles.rules.clone(), ..one_by_one };
+        for n in [&needles, &one_by_one] {
+            assert!(n.may_hit(br#"{"isApiErrorMessage":true,"error":"rate_limit"}"#));
+            assert!(n.may_hit(br#"{"type":"assistant"}"#), "the second rule's one word");
+            assert!(!n.may_hit(br#"{"isApiErrorMessage":true,"error":"server_error"}"#));
+            assert!(!n.may_hit(br#"{"kind":"assistant","text":"API Error: 429"}"#));
+        }
         // A rule with no word to look for reads every record.
         let open = Needles::new([vec![c("/0", vec![Scalar::Int(1)])]].into_iter());
         assert!(open.may_hit(b"{}"));
