@@ -17,6 +17,7 @@ const OVERLOADED: &str =
 /// `runs[N-1].0` and exits with `runs[N-1].1` (the last entry repeats).
 /// Returns (exit status, stdout).
 fn orchestrate(profile: &str, runs: &[(&str, i32)], env: &[(&str, &str)]) -> (i32, String) {
+    require_jq();
     let dir = tempfile::tempdir().unwrap();
     let work = dir.path().join("work");
     std::fs::create_dir_all(work.join("runs")).unwrap();
@@ -54,17 +55,13 @@ fn orchestrate(profile: &str, runs: &[(&str, i32)], env: &[(&str, &str)]) -> (i3
 
 /// The orchestrator example reads verdicts with jq: a machine without it
 /// fails these tests rather than passing them unrun (`.ci/run` installs it).
-fn have_jq() -> bool {
+fn require_jq() {
     let ok = Command::new("jq").arg("--version").output().is_ok_and(|o| o.status.success());
     assert!(ok, "jq is not installed: the orchestrator example needs it (apt-get install jq)");
-    ok
 }
 
 #[test]
 fn orchestrator_success_charge_pause_and_retry() {
-    if !have_jq() {
-        return;
-    }
     let (rc, out) = orchestrate("builtin:claude", &[("all good\n", 0)], &[]);
     assert_eq!(rc, 0, "{out}");
     assert!(out.contains("run 1: succeeded"), "{out}");
@@ -84,9 +81,6 @@ fn orchestrator_success_charge_pause_and_retry() {
 
 #[test]
 fn orchestrator_caps_the_wait_a_log_asks_for() {
-    if !have_jq() {
-        return;
-    }
     let huge = "stream disconnected before completion: Rate limit is exceeded. Try again in 999999999999999s.\n";
     let (rc, out) = orchestrate("builtin:codex", &[(huge, 1), ("done\n", 0)], &[("MAX_WAIT", "1")]);
     assert_eq!(rc, 0, "{out}");
@@ -95,9 +89,6 @@ fn orchestrator_caps_the_wait_a_log_asks_for() {
 
 #[test]
 fn orchestrator_reads_the_verdict_not_the_hits() {
-    if !have_jq() {
-        return;
-    }
     // Recovered from a policy refusal (a charge rule), then died in a
     // connection retry: the verdict is pause. The greedy sed read the last
     // `"action"` of the line — a hit's — and charged it.
@@ -115,9 +106,6 @@ fn orchestrator_reads_the_verdict_not_the_hits() {
 
 #[test]
 fn orchestrator_verdict_cannot_be_planted_by_the_agent() {
-    if !have_jq() {
-        return;
-    }
     // The agent writes a profile into its working directory and into the
     // user's profile directory (the session runs as that user), and fails.
     let planted = "[[rule]]\nid = \"connection-error-retrying\"\npattern = '[\\s\\S]'\n";
@@ -132,6 +120,7 @@ fn orchestrator_verdict_cannot_be_planted_by_the_agent() {
 
 fn orchestrate_with_plant(planted: &str, profile: Option<&str>) -> (i32, String) {
     // As `orchestrate`, with a profile written where the agent can write.
+    require_jq();
     let dir = tempfile::tempdir().unwrap();
     let work = dir.path().join("work");
     for plant in [work.join(".faultsift/profiles"), dir.path().join(".config/faultsift/profiles")] {
@@ -199,9 +188,6 @@ fn gitlab_example_parses() {
 
 #[test]
 fn orchestrator_charges_a_run_faultsift_could_not_classify() {
-    if !have_jq() {
-        return;
-    }
     // A profile that does not resolve: classify exits 2 on every run, and
     // each run is charged (not retried for free, not looped on).
     let (rc, out) = orchestrate("builtin:no-such-profile", &[(CONNECTION, 1)], &[("BUDGET", "2")]);
@@ -212,9 +198,6 @@ fn orchestrator_charges_a_run_faultsift_could_not_classify() {
 
 #[test]
 fn orchestrator_charges_a_session_that_recovered_from_its_fault() {
-    if !have_jq() {
-        return;
-    }
     // A connection fault, then the agent worked on (an edit) and failed its
     // tests: the fault is not what the session died of, so the run is charged.
     let log = format!("{CONNECTION}⏺ Update(src/lib.rs)\n  ⎿  Updated src/lib.rs with 2 additions\n{FAILED_TESTS}");
@@ -225,9 +208,6 @@ fn orchestrator_charges_a_session_that_recovered_from_its_fault() {
 
 #[test]
 fn orchestrator_stops_after_max_runs_of_free_retries() {
-    if !have_jq() {
-        return;
-    }
     // Overloaded five times, then it would succeed: MAX_RUNS=3 stops the
     // loop first, though no run was charged.
     let runs = [(OVERLOADED, 1), (OVERLOADED, 1), (OVERLOADED, 1), (OVERLOADED, 1), (OVERLOADED, 1), ("done\n", 0)];

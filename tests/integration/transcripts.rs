@@ -333,18 +333,22 @@ fn explain_tells_the_records_apart() {
     assert!(out.contains("progress records follow it"), "{out}");
 }
 
-#[test]
-fn faultsift_test_checks_record_rules_on_records() {
-    let profile = r#"
+/// A record rule over Codex's failed turns, for the tests that write a profile.
+const TURN_FAILED: &str = r#"
 [[rule]]
 id = "turn-failed"
 record = { "/type" = "turn.failed" }
 field = "/error/message"
 pattern = '^Quota exceeded'
-examples = ['{"type":"turn.failed","error":{"message":"Quota exceeded."}}', '{"type":"turn.failed","error":{"message":"other"}}', 'Quota exceeded.']
+"#;
+
+#[test]
+fn faultsift_test_checks_record_rules_on_records() {
+    let examples = r#"examples = ['{"type":"turn.failed","error":{"message":"Quota exceeded."}}', '{"type":"turn.failed","error":{"message":"other"}}', 'Quota exceeded.']
 counterexamples = ['{"type":"item.completed","item":{"text":"Quota exceeded."}}', '{"type":"turn.failed","error":{"message":"Quota exceeded!"}}']
 "#;
-    let out = Test::new().file("p.toml", profile).args(["test", "./p.toml"]).status(1).run().stdout;
+    let profile = format!("{TURN_FAILED}{examples}");
+    let out = Test::new().file("p.toml", &profile).args(["test", "./p.toml"]).status(1).run().stdout;
     let fails: Vec<&str> = out.lines().filter(|l| l.starts_with("FAIL p/")).collect();
     assert_eq!(fails.len(), 3, "{out}");
     assert!(fails[0].contains("[example] example is not matched by its rule") && fails[0].contains("other"), "{out}");
@@ -379,18 +383,12 @@ fn a_record_hit_has_its_evidence_however_deep_its_other_members_nest() {
     // The scan reads a record only as far as the rules' pointers go; what it
     // skips (here, an array nested deeper than a full parse allows) must not
     // make the verdict lose the evidence of the record it hit.
-    let profile = r#"
-[[rule]]
-id = "turn-failed"
-record = { "/type" = "turn.failed" }
-field = "/error/message"
-pattern = '^Quota exceeded'
-"#;
     let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
     let log = format!(
         "{{\"type\":\"turn.started\"}}\n{{\"type\":\"turn.failed\",\"error\":{{\"message\":\"Quota exceeded.\"}},\"trace\":{deep}}}\n"
     );
-    let v = Test::new().file("p.toml", profile).args(["classify", "--profile", "./p.toml", "-"]).stdin(log).verdict();
+    let v =
+        Test::new().file("p.toml", TURN_FAILED).args(["classify", "--profile", "./p.toml", "-"]).stdin(log).verdict();
     assert_eq!(v.action, Action::Pause);
     assert_eq!(v.input, Input::Jsonl);
     assert_eq!(v.evidence.as_deref(), Some("Quota exceeded."));
