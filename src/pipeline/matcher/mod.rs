@@ -137,10 +137,9 @@ struct RecordPlan {
 /// (every record is parsed).
 #[derive(Debug, Default)]
 struct Needles {
-    words: Vec<memchr::memmem::Finder<'static>>,
-    /// All the words in one searcher (Teddy), when they are few enough: one
-    /// pass over a record instead of one per word.
-    together: Option<aho_corasick::packed::Searcher>,
+    words: Vec<Vec<u8>>,
+    /// All the words in one searcher: one pass over a record.
+    finder: Option<Finder>,
     /// Per record rule, the indices of its words in `words`; None: it reads
     /// every record.
     rules: Vec<Option<Vec<usize>>>,
@@ -162,10 +161,10 @@ impl Needles {
                         continue;
                     }
                     let quoted = format!("\"{word}\"").into_bytes();
-                    let at = match needles.words.iter().position(|w| w.needle() == quoted) {
+                    let at = match needles.words.iter().position(|w| *w == quoted) {
                         Some(at) => at,
                         None => {
-                            needles.words.push(memchr::memmem::Finder::new(&quoted).into_owned());
+                            needles.words.push(quoted);
                             needles.words.len() - 1
                         }
                     };
@@ -177,28 +176,18 @@ impl Needles {
         // Quoted words never overlap in JSON (a key's closing quote is
         // followed by `:`, a value's by `,` or `}`), so a non-overlapping
         // search finds every one a record holds.
-        needles.together = (needles.words.len() <= TEDDY_LITERALS)
-            .then(|| {
-                aho_corasick::packed::Config::new()
-                    .match_kind(aho_corasick::packed::MatchKind::LeftmostFirst)
-                    .builder()
-                    .extend(needles.words.iter().map(|w| w.needle()))
-                    .build()
-            })
-            .flatten();
+        needles.finder = (!needles.words.is_empty()).then(|| Finder::new(&needles.words, false)).flatten();
         needles
     }
 
     /// Whether some record rule may match the record `line`: it holds every
     /// word of some rule.
     fn may_hit(&self, line: &[u8]) -> bool {
-        if let Some(together) = &self.together {
-            let held = together.find_iter(line).fold(0u64, |held, m| held | 1 << m.pattern().as_usize());
-            return self.rules.iter().any(|r| r.as_ref().is_none_or(|ws| ws.iter().all(|&w| held & 1 << w != 0)));
+        let mut held = vec![false; self.words.len()];
+        if let Some(finder) = &self.finder {
+            finder.each(line, |w, _| held[w] = true);
         }
-        let mut held: Vec<Option<bool>> = vec![None; self.words.len()];
-        let mut holds = |w: usize| *held[w].get_or_insert_with(|| self.words[w].find(line).is_some());
-        self.rules.iter().any(|r| r.as_ref().is_none_or(|ws| ws.iter().all(|&w| holds(w))))
+        self.rules.iter().any(|r| r.as_ref().is_none_or(|ws| ws.iter().all(|&w| held[w])))
     }
 }
 
@@ -308,12 +297,11 @@ enum Finder {
 /// The most literals `aho_corasick`'s Teddy searcher takes.
 const TEDDY_LITERALS: usize = 64;
 
-impl LiteralSet {
-    fn build(literals: BTreeMap<String, Vec<usize>>, ascii_case_insensitive: bool, workload: Workload) -> Option<Self> {
-        if literals.is_empty() {
-            return None;
-        }
-        let (literals, patterns): (Vec<String>, Vec<Vec<usize>>) = literals.into_iter().unzip();
+impl Finder {
+    /// A searcher for `literals`, whose indices are the ids its matches
+    /// carry: Teddy, in chunks, for exact case where the CPU has it, else one
+    /// automaton.
+    fn new<L: AsRef<[u8]>>(literals: &[L], ascii_case_insensitive: bool) -> Option<Finder> {
         let packed = (!ascii_case_insensitive)
             .then(|| {
                 literals
@@ -328,17 +316,42 @@ impl LiteralSet {
                     .collect::<Option<Vec<_>>>()
             })
             .flatten();
-        let finder = match packed {
-            Some(searcher) => Finder::Packed(searcher),
+        Some(match packed {
+            Some(searchers) => Finder::Packed(searchers),
             None => Finder::Automaton(
                 AhoCorasick::builder()
                     .kind(Some(AhoCorasickKind::NoncontiguousNFA))
                     .match_kind(MatchKind::LeftmostFirst)
                     .ascii_case_insensitive(ascii_case_insensitive)
-                    .build(&literals)
+                    .build(literals)
                     .ok()?,
             ),
-        };
+        })
+    }
+
+    /// Calls `found(literal, start)` for each match in `haystack`:
+    /// leftmost-first and not overlapping (within a chunk, for Teddy).
+    fn each(&self, haystack: &[u8], mut found: impl FnMut(usize, usize)) {
+        match self {
+            Finder::Packed(searchers) => {
+                for (chunk, searcher) in searchers.iter().enumerate() {
+                    for m in searcher.find_iter(haystack) {
+                        found(chunk * TEDDY_LITERALS + m.pattern().as_usize(), m.start());
+                    }
+                }
+            }
+            Finder::Automaton(a) => a.find_iter(haystack).for_each(|m| found(m.pattern().as_usize(), m.start())),
+        }
+    }
+}
+
+impl LiteralSet {
+    fn build(literals: BTreeMap<String, Vec<usize>>, ascii_case_insensitive: bool, workload: Workload) -> Option<Self> {
+        if literals.is_empty() {
+            return None;
+        }
+        let (literals, patterns): (Vec<String>, Vec<Vec<usize>>) = literals.into_iter().unzip();
+        let finder = Finder::new(&literals, ascii_case_insensitive)?;
         let each = (workload == Workload::Many)
             .then(|| literals.iter().map(|l| memchr::memmem::Finder::new(l.as_bytes()).into_owned()).collect());
         Some(LiteralSet { literals, patterns, finder, each, ascii_case_insensitive })
@@ -348,10 +361,9 @@ impl LiteralSet {
     /// line that holds one: the search is leftmost-first and not overlapping,
     /// but no literal holds a `\n`, so each such line yields at least one.
     fn starts(&self, text: &str) -> Vec<usize> {
-        match &self.finder {
-            Finder::Packed(searchers) => searchers.iter().flat_map(|s| s.find_iter(text).map(|m| m.start())).collect(),
-            Finder::Automaton(a) => a.find_iter(text).map(|m| m.start()).collect(),
-        }
+        let mut starts = Vec::new();
+        self.finder.each(text.as_bytes(), |_, at| starts.push(at));
+        starts
     }
 
     /// Adds the patterns of every literal `line` holds.
@@ -1174,12 +1186,14 @@ mod tests {
             ]
             .into_iter(),
         );
-        let words: Vec<&[u8]> = needles.words.iter().map(|w| w.needle()).collect();
         let want: [&[u8]; 4] = [b"\"isApiErrorMessage\"", b"\"error\"", b"\"rate_limit\"", b"\"type\""];
-        assert_eq!(words, want, "keys and a lone safe string value; no index, no value with a blank");
-        let one_by_one = Needles { together: None, ..Needles::new([].into_iter()) };
-        let one_by_one = Needles { words: needles.words.clone(), rules: needles.rules.clone(), ..one_by_one };
-        for n in [&needles, &one_by_one] {
+        assert_eq!(needles.words, want, "keys and a lone safe string value; no index, no value with a blank");
+        // The automaton (no Teddy on this CPU) finds the same words.
+        let automaton = AhoCorasick::builder().match_kind(MatchKind::LeftmostFirst).build(&needles.words).unwrap();
+        let other =
+            Needles { finder: Some(Finder::Automaton(automaton)), rules: needles.rules.clone(), ..Default::default() };
+        let other = Needles { words: needles.words.clone(), ..other };
+        for n in [&needles, &other] {
             assert!(n.may_hit(br#"{"isApiErrorMessage":true,"error":"rate_limit"}"#));
             assert!(n.may_hit(br#"{"type":"assistant"}"#), "the second rule's one word");
             assert!(!n.may_hit(br#"{"isApiErrorMessage":true,"error":"server_error"}"#));
@@ -1203,6 +1217,13 @@ mod tests {
         let mut found = set.starts(&text);
         found.sort_unstable();
         assert_eq!(found.len(), n, "one start per line, every chunk searched");
+        // Each match names its literal, whichever chunk found it.
+        let mut named = 0;
+        set.finder.each(text.as_bytes(), |k, at| {
+            assert!(text[at..].starts_with(&set.literals[k]), "{k} at {at}");
+            named += 1;
+        });
+        assert_eq!(named, n);
     }
 
     #[test]
