@@ -39,7 +39,14 @@ pub struct Form {
 /// `regex`).
 pub fn form(hir: &Hir) -> Option<Form> {
     let ascii_words = hir.properties().look_set().contains_word_unicode();
-    let pattern = if ascii_words { ascii_word_boundaries(hir) } else { hir.clone() }.to_string();
+    let tree = if ascii_words { ascii_word_boundaries(hir) } else { hir.clone() };
+    let pattern = tree.to_string();
+    // The printer writes a repetition of a repetition without a group, so
+    // `(?:x{1,3})?` comes out as the lazy `x{1,3}?`, which needs an `x`: a
+    // form that does not parse back to the same tree is not the pattern.
+    if regex_syntax::Parser::new().parse(&pattern).ok()? != tree {
+        return None;
+    }
     regex_lite::Regex::new(&pattern).ok()?;
     Some(Form { pattern, ascii_words })
 }
@@ -110,6 +117,15 @@ mod tests {
         // Where the engines part: `é` is a word character to `regex` only.
         assert!(re.is_match("usuallyé") && !regex::Regex::new(r"usually\b").unwrap().is_match("usuallyé"));
         assert!(!lite(r"(?-u:\b)quota").ascii_words);
+    }
+
+    #[test]
+    fn a_form_that_means_another_pattern_is_refused() {
+        // Printed back, `(?:x{1,3})?` is the lazy `x{1,3}?`: it would need one `x`.
+        let nested = regex_syntax::Parser::new().parse("a(?:`{1,3})?b").unwrap();
+        assert_eq!(form(&nested), None);
+        // A repetition inside a group with more in it keeps its form.
+        assert!(lite_matches("a(?:`{1,3}b)?c", "ac") && lite_matches("a(?:`{1,3}b)?c", "a``bc"));
     }
 
     #[test]
