@@ -213,13 +213,18 @@ fn corpus_recall_per_profile_and_split() {
             agents_train = agents_train + train;
             agents_test = agents_test + test;
         }
-        // Every profile: a floor under which a change would be a regression.
-        // The corpus grew (issue 16, fourth collection) and the lines held out
-        // before are train lines now, so the floors are those of the new split.
-        assert!(train.share() >= 0.60, "{name}: train recall {train}\n{}", table.join("\n"));
+        // Every profile: no worse than four train lines in five.
+        assert!(train.share() >= 0.80, "{name}: train recall {train}\n{}", table.join("\n"));
+        // The profiles at the bar (97% as `faultsift test` rounds it) stay there.
+        if matches!(*name, "claude" | "codex" | "copilot" | "opencode" | "openhands" | "qwen" | "ci") {
+            assert!(train.share() >= 0.965, "{name}: train recall {train}");
+        }
+        if matches!(*name, "claude" | "aider" | "openhands") {
+            assert!(test.share() >= 0.80, "{name}: test recall {test}");
+        }
     }
     eprintln!("{}\nagents     train {agents_train:<14} test {agents_test}", table.join("\n"));
-    assert!(agents_train.share() >= 0.80, "agents: train recall {agents_train}");
+    assert!(agents_train.share() >= 0.93, "agents: train recall {agents_train}");
 }
 
 /// A pane captured without `-J` hard-wraps long lines at its width. The rules
