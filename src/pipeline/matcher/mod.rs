@@ -1190,9 +1190,11 @@ mod tests {
         assert_eq!(needles.words, want, "keys and a lone safe string value; no index, no value with a blank");
         // The automaton (no Teddy on this CPU) finds the same words.
         let automaton = AhoCorasick::builder().match_kind(MatchKind::LeftmostFirst).build(&needles.words).unwrap();
-        let other =
-            Needles { finder: Some(Finder::Automaton(automaton)), rules: needles.rules.clone(), ..Default::default() };
-        let other = Needles { words: needles.words.clone(), ..other };
+        let other = Needles {
+            words: needles.words.clone(),
+            finder: Some(Finder::Automaton(automaton)),
+            rules: needles.rules.clone(),
+        };
         for n in [&needles, &other] {
             assert!(n.may_hit(br#"{"isApiErrorMessage":true,"error":"rate_limit"}"#));
             assert!(n.may_hit(br#"{"type":"assistant"}"#), "the second rule's one word");
