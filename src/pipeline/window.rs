@@ -192,37 +192,42 @@ fn retry(mut read: impl FnMut() -> io::Result<usize>) -> io::Result<usize> {
 }
 
 /// Reads a stream to its end, keeping only the last window (plus the byte before
-/// it) in memory: at most about twice the window whatever the stream's length.
+/// it) in memory: the window and one read's worth, whatever the stream's length.
 /// Offsets count from the stream's first byte.
 pub fn read_stream(mut reader: impl Read, spec: WindowSpec) -> io::Result<Window> {
     // `tail_bytes` is capped at MAX_TAIL_BYTES by the caller; the fallback only
     // keeps a hostile value from overflowing.
     let keep = usize::try_from(spec.tail_bytes).unwrap_or(usize::MAX / 4) + 1;
-    // Reads go straight into the buffer; when the next read might not fit, the
-    // last `keep` bytes move to the front. One copy per byte from the kernel,
-    // plus a memmove of `keep` bytes every `capacity - keep` bytes read.
-    let capacity = (2 * keep).max(4 * CHUNK) + CHUNK;
+    // A ring of `keep + CHUNK` bytes: each read lands at the write position,
+    // which wraps to the front, so no byte is copied twice and the buffer
+    // stays small enough to stay in cache while a long stream goes through.
+    let capacity = keep + CHUNK;
     let mut ring: Vec<u8> = Vec::new();
-    let mut filled = 0usize;
+    let mut pos = 0usize;
+    let mut wrapped = false;
     let mut total: u64 = 0;
     loop {
-        if filled + CHUNK > capacity {
-            let from = filled - keep;
-            ring.copy_within(from..filled, 0);
-            filled = keep;
-        }
-        if filled + CHUNK > ring.len() {
+        let end = (pos + CHUNK).min(capacity);
+        if end > ring.len() {
             // Grown on demand: a short stream never allocates the whole capacity.
-            ring.resize((filled + CHUNK).max(ring.len() * 2).min(capacity), 0);
+            ring.resize(end.max(ring.len() * 2).min(capacity), 0);
         }
-        let n = retry(|| reader.read(&mut ring[filled..filled + CHUNK]))?;
+        let n = retry(|| reader.read(&mut ring[pos..end]))?;
         if n == 0 {
             break;
         }
-        filled += n;
+        pos += n;
         total += n as u64;
+        if pos == capacity {
+            pos = 0;
+            wrapped = true;
+        }
     }
-    ring.truncate(filled);
+    if wrapped {
+        ring.rotate_left(pos);
+    } else {
+        ring.truncate(pos);
+    }
     // `ring` now ends at `total` and holds at least `keep` bytes unless the stream
     // was shorter; the plan never starts earlier than `total - keep + 1`.
     let ring_start = total - ring.len() as u64;
@@ -306,7 +311,7 @@ mod tests {
 
     #[test]
     fn stream_in_small_reads_matches_in_memory() {
-        // A reader that returns a few bytes at a time exercises the compaction.
+        // A reader that returns a few bytes at a time wraps the ring at odd places.
         struct Trickle<'a>(&'a [u8]);
         impl Read for Trickle<'_> {
             fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
