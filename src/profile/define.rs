@@ -38,15 +38,17 @@ pub struct DefineError {
 /// counterexamples are text, not patterns, and are left as written.
 ///
 /// A fragment is inserted as written, so write it as one group (`(?:…)`)
-/// when it is quantified or holds an alternation. Fragments cannot refer to
-/// other fragments. Outside a character class `{{` is a syntax error in a
+/// when it is quantified or holds an alternation. A fragment may use other
+/// fragments (a program's glyphs, written once for every prefix built on
+/// them), in any order, but not in a circle; each fragment expands to at most
+/// a pattern's size. Outside a character class `{{` is a syntax error in a
 /// pattern (a repetition needs a count), so a reference cannot be mistaken
 /// for one.
 pub fn expand(table: &mut toml::Table, limits: Limits) -> Result<(), DefineError> {
     let mut budget = Budget { limits, used: 0 };
     let defines = match table.remove(KEY) {
         None => return Ok(()),
-        Some(toml::Value::Table(t)) => fragments(t)?,
+        Some(toml::Value::Table(t)) => fragments(t, limits.pattern)?,
         Some(_) => return Err(err(KEY, "must be a table of names and pattern fragments")),
     };
     for key in ["progress", "busy", "volatile", "env_fault_patterns"] {
@@ -81,20 +83,51 @@ fn err(at: impl Into<String>, message: impl Into<String>) -> DefineError {
     DefineError { at: at.into(), message: message.into() }
 }
 
-fn fragments(table: toml::Table) -> Result<BTreeMap<String, String>, DefineError> {
-    let mut out = BTreeMap::new();
+fn fragments(table: toml::Table, max: usize) -> Result<BTreeMap<String, String>, DefineError> {
+    let mut raw = BTreeMap::new();
     for (name, value) in table {
         let at = format!("{KEY}.{name}");
         if !valid_name(&name) {
             return Err(err(at, "a fragment's name is lower_snake (a-z, 0-9, _), starting with a letter"));
         }
         let Some(text) = value.as_str() else { return Err(err(at, "a fragment is a string")) };
-        if text.contains("{{") {
-            return Err(err(at, "a fragment cannot refer to another fragment"));
-        }
-        out.insert(name, text.to_string());
+        raw.insert(name, text.to_string());
     }
-    Ok(out)
+    for (name, text) in &raw {
+        if let Some(unknown) = references(text).find(|r| !raw.contains_key(*r)) {
+            let known: Vec<&str> = raw.keys().map(String::as_str).collect();
+            let message = format!("`{{{{{unknown}}}}}` is not defined (defined: {})", known.join(", "));
+            return Err(err(format!("{KEY}.{name}"), message));
+        }
+    }
+    // Expand the fragments whose references are all expanded, until none is
+    // left; a round that expands none means the rest refer to each other.
+    let mut done = BTreeMap::new();
+    while !raw.is_empty() {
+        let ready: Vec<String> =
+            raw.iter().filter(|(_, t)| references(t).all(|r| done.contains_key(r))).map(|(n, _)| n.clone()).collect();
+        if ready.is_empty() {
+            let circle: Vec<&str> = raw.keys().map(String::as_str).collect();
+            return Err(err(KEY, format!("fragments refer to each other in a circle: {}", circle.join(", "))));
+        }
+        for name in ready {
+            let text = raw.remove(&name).unwrap_or_default();
+            // A fragment without references is used as written, and its size
+            // is checked where a pattern uses it (the error names the rule).
+            let expanded = if text.contains("{{") {
+                expand_str(&text, &done, max).map_err(|m| err(format!("{KEY}.{name}"), m))?
+            } else {
+                text
+            };
+            done.insert(name, expanded);
+        }
+    }
+    Ok(done)
+}
+
+/// The names a pattern or fragment refers to (`{{name}}`).
+fn references(text: &str) -> impl Iterator<Item = &str> {
+    text.split("{{").skip(1).filter_map(|after| after.find("}}").map(|close| &after[..close]))
 }
 
 fn valid_name(name: &str) -> bool {
@@ -230,8 +263,34 @@ after = { pattern = '{{lead}}API Error', within = 3 }
         assert!(e.message.contains("without a closing"), "{}", e.message);
         let e = expanded("[define]\nlead = '{{x}}'\n").unwrap_err();
         assert_eq!(e.at, "define.lead");
+        assert!(e.message.contains("`{{x}}` is not defined (defined: lead)"), "{}", e.message);
         assert!(expanded("[define]\nLead = 'x'\n").unwrap_err().message.contains("lower_snake"));
         assert!(expanded("[define]\nlead = 3\n").unwrap_err().message.contains("a string"));
         assert!(expanded("define = 'x'\n").unwrap_err().message.contains("must be a table"));
+    }
+
+    #[test]
+    fn a_fragment_may_use_fragments_in_any_order_but_not_in_a_circle() {
+        let t = expanded(
+            "[define]\nhead = '(?:{{lead}}Error: |{{glyph}}!)'\nlead = '^ *{{glyph}}? *'\nglyph = '[■⚠]'\n\
+             [[rule]]\nid = \"r\"\npattern = '{{head}}x'\n",
+        )
+        .unwrap();
+        assert_eq!(t["rule"][0]["pattern"].as_str(), Some("(?:^ *[■⚠]? *Error: |[■⚠]!)x"));
+        let e = expanded("[define]\na = 'x{{b}}'\nb = '{{a}}y'\nc = 'z'\n").unwrap_err();
+        assert_eq!(e.at, "define");
+        assert!(e.message.contains("in a circle: a, b"), "{}", e.message);
+        assert!(expanded("[define]\na = '{{a}}'\n").unwrap_err().message.contains("in a circle: a"));
+    }
+
+    #[test]
+    fn a_fragment_expands_to_at_most_a_pattern() {
+        // Doubling at each level would reach 2^12 copies: the limit stops it.
+        let mut text = String::from("[define]\nf0 = 'xx'\n");
+        for i in 1..=12 {
+            text.push_str(&format!("f{i} = '{{{{f{}}}}}{{{{f{}}}}}'\n", i - 1, i - 1));
+        }
+        let e = expanded(&text).unwrap_err();
+        assert!(e.message.contains("more than 4096 bytes"), "{}: {}", e.at, e.message);
     }
 }
