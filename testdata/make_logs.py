@@ -40,6 +40,12 @@ def healthy_work():
     ]
     return lines
 
+def cut(text, width):
+    """The rows `tmux capture-pane` without `-J` gives of one printed line in a
+    pane `width` columns wide (ASCII text: one column a character), each row's
+    trailing blanks trimmed."""
+    return [text[i:i + width].rstrip(" ") for i in range(0, len(text), width)]
+
 def write(name, lines, eol="\r\n"):
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / name).write_bytes((eol.join(lines) + eol).encode("utf-8"))
@@ -83,6 +89,19 @@ def main():
         "  ⎿  API Error: Claude Code is unable to respond to this request, which appears to violate our Usage Policy (https://www.anthropic.com/legal/aup). Please double press esc to edit your last message or start a new session for Claude Code to",
         PROMPT,
     ])
+
+    # A build run in an 80-column pane captured without `-J`: the gradle
+    # wrapper's download failure (corpus line, microsoft/vscode-gradle#1125,
+    # 2024-07-12) is cut before its cause, `failed: timeout`, which only the
+    # line's second row holds.
+    write("gradle-wrapped-pane.log", [
+        "$ ./gradlew build",
+        "Downloading https://services.gradle.org/distributions/gradle-8.0.2-bin.zip",
+    ] + cut('Exception in thread "main" java.io.IOException: Downloading from https://services.gradle.org/distributions/gradle-8.0.2-bin.zip failed: timeout (10000ms)', 80) + [
+        "\tat org.gradle.wrapper.Download.downloadInternal(Download.java:110)",
+        "\tat org.gradle.wrapper.Download.download(Download.java:67)",
+        "$ ",
+    ], eol="\n")
 
     # Invalid UTF-8, NUL, raw C1 CSI and a bell in an otherwise ordinary log,
     # ending in a connection failure.

@@ -28,6 +28,9 @@ pub struct Cleaned {
     pub text: String,
     /// The kept lines, in window order.
     pub lines: Vec<Line>,
+    /// The pane width at which [`crate::pipeline::rejoin`] joined rows into
+    /// these lines; None for lines as cleaned.
+    pub rejoined_at: Option<usize>,
 }
 
 impl Cleaned {
@@ -450,7 +453,7 @@ impl Sink {
         if !self.break_as_space {
             self.line_break(len);
         }
-        Cleaned { text: self.out, lines: self.lines }
+        Cleaned { text: self.out, lines: self.lines, rejoined_at: None }
     }
 
     /// A CSI's effect on lines: `first` is its first parameter (0 if none).

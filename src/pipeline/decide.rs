@@ -211,6 +211,14 @@ pub fn decide(
                     None => format!("environment fault ({}): {ev}", rule.kind),
                 },
             };
+            // Evidence joined from a pane's rows says so: it is not one line
+            // of the capture as the caller will find it there.
+            let reason = match body {
+                Body::Text(Cleaned { rejoined_at: Some(width), .. }) => {
+                    format!("{reason} (a line the pane cut into rows {width} columns wide, re-joined)")
+                }
+                _ => reason,
+            };
             let mut v = base(subject, if recovered { Action::Charge } else { rule.action }, reason);
             v.recovered = recovered;
             v.kind = Some(rule.kind.clone());

@@ -2,11 +2,14 @@
 //!
 //! ```text
 //! log ─window─▶ tail bytes ─clean─▶ lines ─matcher─▶ hits ─decide─▶ verdict
+//!                           │         └rejoin─▶ lines ─┘ (no fault in the rows)
 //!                           └records─▶ records ─┘
 //! ```
 //!
 //! A window of JSON Lines (SPEC §1.7) goes through [`records`] instead of
-//! [`clean`]; the matcher and decide stages take either.
+//! [`clean`]; the matcher and decide stages take either. When the cleaned
+//! rows hold no environment fault, [`rejoin`] joins the rows a pane cut at
+//! its width, for a second scan.
 //!
 //! [`Pipeline::classify`] owns the whole walk for one log and hands back the
 //! verdict with what the stages made on the way ([`Trace`]), so that
@@ -19,6 +22,7 @@ pub mod decide;
 pub mod hints;
 pub mod matcher;
 pub mod records;
+pub mod rejoin;
 pub mod window;
 
 use std::time::{Duration, Instant};
@@ -250,8 +254,50 @@ fn scan_window(
         watch(scan_start, compiled.scan_is_bounded(&cleaned));
     }
     let scan = compiled.scan(&cleaned, Some(scan_start + timeout));
+    let (cleaned, scan) = second_look(compiled, &window, cleaned, scan, Some(scan_start + timeout));
     let verdict = decide::decide(subject, compiled, &window, Body::Text(&cleaned), &scan, timeout);
     Classified { verdict, trace: Some(Trace { window, cleaned, records: None, scan }) }
+}
+
+/// A second look at a text window's lines, as a pane without `-J` cut them
+/// into rows ([`rejoin`]), under the same deadline:
+///
+/// - when the rows showed no environment fault, the lines joined from them
+///   are scanned, and stand if they show one (a window no row of which fills
+///   a pane, or whose joined lines hold no rule's literal, costs no scan);
+/// - when the fault the rows showed is on a piece of a cut line, in a capture
+///   that shows itself a cut pane, the row's start or end is not the line's:
+///   the joined lines decide, fault or not.
+///
+/// A second scan that runs out of time leaves the first one standing: it had
+/// its answer.
+fn second_look(
+    compiled: &CompiledProfile,
+    window: &Window,
+    cleaned: Cleaned,
+    scan: Scan,
+    deadline: Option<Instant>,
+) -> (Cleaned, Scan) {
+    let faulted = |s: &Scan| s.last.is_some_and(|l| compiled.profile.rules[l.rule].action.is_env_fault());
+    if scan.timed_out {
+        return (cleaned, scan);
+    }
+    let fault_row = scan.last.filter(|_| faulted(&scan)).map(|l| l.line);
+    let Some(rejoined) = rejoin::rejoin(&window.bytes, &cleaned) else { return (cleaned, scan) };
+    let joined = &rejoined.cleaned;
+    let may_match = |i: &usize| compiled.may_match(joined.line_text(&joined.lines[*i]));
+    let again = match fault_row {
+        Some(row) if rejoined.is_piece(row) => compiled.scan(joined, deadline),
+        None if rejoined.joined.iter().any(may_match) => match compiled.scan(joined, deadline) {
+            again if faulted(&again) => again,
+            _ => return (cleaned, scan),
+        },
+        Some(_) | None => return (cleaned, scan),
+    };
+    if again.timed_out {
+        return (cleaned, scan);
+    }
+    (rejoined.cleaned, again)
 }
 
 /// Classifies `text` as a whole text log with a profile compiled elsewhere:

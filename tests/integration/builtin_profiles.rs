@@ -30,6 +30,23 @@ fn realistic_log(line: &str) -> Vec<u8> {
     log.into_bytes()
 }
 
+/// `line` as a tmux pane `width` columns wide shows it when captured without
+/// `-J`: cut by columns into rows (a wide character that does not fit moved
+/// whole to the next row), each row's trailing blanks trimmed.
+fn wrap(line: &str, width: usize) -> String {
+    let mut rows = vec![(String::new(), 0)];
+    for c in line.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if rows.last().unwrap().1 + w > width {
+            rows.push((String::new(), 0));
+        }
+        let row = rows.last_mut().unwrap();
+        row.0.push(c);
+        row.1 += w;
+    }
+    rows.iter().map(|(r, _)| r.trim_end_matches(' ')).collect::<Vec<_>>().join("\r\n")
+}
+
 fn tsv(name: &str) -> Vec<Vec<String>> {
     let text = std::fs::read_to_string(testdata(&format!("corpus/{name}"))).unwrap();
     text.lines().skip(1).map(|l| l.split('\t').map(str::to_string).collect()).collect()
@@ -74,6 +91,89 @@ fn no_bait_line_is_an_environment_fault() {
             }
         }
     }
+    assert!(fired.is_empty(), "{} false positives:\n{}", fired.len(), fired.join("\n"));
+}
+
+/// Bait wrapped by a narrow pane: its rows, and the lines re-joined from
+/// them, are no fault either, in a pane that shows its cuts elsewhere (a long
+/// line of the session's own output above). Alone in a pane, a line cut into
+/// two rows shows one cut, which does not prove a pane: its second row is
+/// read as a line, and fires when the cut fell just before fault words
+/// (measured here, and bounded; `capture-pane -J` avoids it).
+#[test]
+fn no_bait_line_is_an_environment_fault_when_a_pane_wraps_it() {
+    let bait: Vec<_> = faultsift::commands::bait::lines().collect();
+    let above = "⏺ I read the build script, the workflow file and the lockfile; the failing step runs the \
+                 integration suite against the staging database, so I will rerun it locally with the same \
+                 environment variables and compare the two outputs line by line before changing anything.";
+    let (mut fired, mut fired_alone) = (Vec::new(), Vec::new());
+    let mut tried = 0;
+    for p in &pane_profiles() {
+        for b in &bait {
+            for width in [80, 120] {
+                if unicode_width::UnicodeWidthStr::width(b.text) <= width {
+                    continue;
+                }
+                tried += 1;
+                let shown = format!("{}\r\n{}", wrap(above, width), wrap(b.text, width));
+                for (log, out) in [(shown, &mut fired), (wrap(b.text, width), &mut fired_alone)] {
+                    let v = classify(p, &realistic_log(&log));
+                    if v.env_fault {
+                        out.push(format!(
+                            "{} {width} {:?} at {}:{}: {}",
+                            p.profile().unwrap().name,
+                            v.rule,
+                            b.file,
+                            b.line,
+                            b.text
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{tried} wrapped bait lines tried; alone in the pane, {} fired", fired_alone.len());
+    assert!(tried >= 10_000, "wrapped bait tried: {tried}");
+    assert!(fired.is_empty(), "{} false positives:\n{}", fired.len(), fired.join("\n"));
+    // 20 of 96,770 when measured (2026-12-01).
+    assert!(fired_alone.len() <= 20, "{} false positives alone:\n{}", fired_alone.len(), fired_alone.join("\n"));
+}
+
+/// A row that fills the pane without being cut (a whole line exactly as wide
+/// as the pane, or a plain log's longest line) is joined to the row below:
+/// two healthy lines glued so must not read as a fault. Each bait line wide
+/// enough to stand for a pane is tried above the bait line that follows it.
+#[test]
+fn a_healthy_row_as_wide_as_the_pane_is_not_glued_into_a_fault() {
+    let bait: Vec<_> = faultsift::commands::bait::lines().collect();
+    let mut fired = Vec::new();
+    let mut tried = 0;
+    for p in &pane_profiles() {
+        for pair in bait.windows(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            let width = unicode_width::UnicodeWidthStr::width(a.text);
+            if a.file != b.file
+                || !(faultsift::pipeline::rejoin::MIN_WIDTH..=faultsift::pipeline::rejoin::MAX_WIDTH).contains(&width)
+            {
+                continue;
+            }
+            tried += 1;
+            let v = classify(p, &realistic_log(&format!("{}\r\n{}", a.text, b.text)));
+            if v.env_fault {
+                fired.push(format!(
+                    "{} {:?} at {}:{}: {} ⏎ {}",
+                    p.profile().unwrap().name,
+                    v.rule,
+                    a.file,
+                    a.line,
+                    a.text,
+                    b.text
+                ));
+            }
+        }
+    }
+    eprintln!("{tried} glued bait pairs tried");
+    assert!(tried >= 10_000, "glued pairs tried: {tried}");
     assert!(fired.is_empty(), "{} false positives:\n{}", fired.len(), fired.join("\n"));
 }
 
@@ -238,16 +338,12 @@ fn corpus_recall_per_profile_and_split() {
     assert!(agents_train.share() >= 0.93, "agents: train recall {agents_train}");
 }
 
-/// A pane captured without `-J` hard-wraps long lines at its width. The rules
-/// anchor the line's start and leave its end open, so a fault line cut at 80
-/// or 120 columns is still caught from its first physical line, unless the
-/// cut falls before its cause.
+/// A pane captured without `-J` hard-wraps long lines at its width. A fault
+/// line cut at 80 or 120 columns is caught from its first row when the cut
+/// falls after its cause (the rules anchor the start and leave the end open),
+/// and from the rows re-joined when it falls before.
 #[test]
 fn caught_train_lines_are_still_caught_when_the_pane_wraps_them() {
-    let wrap = |line: &str, width: usize| -> String {
-        let chars: Vec<char> = line.chars().collect();
-        chars.chunks(width).map(|c| c.iter().collect::<String>()).collect::<Vec<_>>().join("\r\n")
-    };
     for width in [80, 120] {
         let (mut caught, mut kept) = (0usize, 0usize);
         let mut lost = Vec::new();
@@ -265,7 +361,9 @@ fn caught_train_lines_are_still_caught_when_the_pane_wraps_them() {
         }
         let share = kept as f64 / caught as f64;
         eprintln!("width {width}: {kept}/{caught} caught train lines still caught");
-        let floor = if width == 80 { 0.82 } else { 0.92 };
+        // 625/630 and 627/630 measured with the rows re-joined (533 and 592
+        // from the first row alone).
+        let floor = if width == 80 { 0.98 } else { 0.99 };
         assert!(share >= floor, "width {width}: {kept}/{caught} kept; lost:\n{}", lost.join("\n"));
     }
 }

@@ -331,3 +331,51 @@ fn many_logs_keep_their_order() {
         assert!(v.log.ends_with(logs[i % 4]), "{i}: {}", v.log);
     }
 }
+
+/// A pane captured without `-J` at 80 columns cut the gradle wrapper's line
+/// before its cause: the rows alone show no fault, the line re-joined from
+/// them does, and the verdict points at its first row.
+#[test]
+fn a_line_the_pane_cut_before_its_cause_is_read_whole() {
+    let path = testdata("logs/gradle-wrapped-pane.log");
+    let log = std::fs::read(&path).unwrap();
+    let first_row = line_offset(&log, "Exception in thread");
+    let v = Test::new().args(["classify", "--profile", "ci"]).arg(&path).verdict();
+    assert_eq!((v.action, v.kind.as_deref()), (Action::Pause, Some("timeout")));
+    assert_eq!(v.offset, Some(first_row));
+    let evidence = v.evidence.unwrap();
+    assert!(
+        evidence.starts_with("Exception in thread") && evidence.ends_with("failed: timeout (10000ms)"),
+        "{evidence}"
+    );
+    assert!(v.reason.ends_with("(a line the pane cut into rows 80 columns wide, re-joined)"), "{}", v.reason);
+    // The cause is on the second row: without it, no fault.
+    let cause_row = line_offset(&log, "s.gradle.org/distributions/gradle-8.0.2-bin.zip failed");
+    let v = Test::new().args(["classify", "--profile", "ci"]).stdin(&log[..cause_row as usize]).verdict();
+    assert_eq!(v.action, Action::Charge, "{}", v.reason);
+}
+
+/// In a pane that shows its cuts, a row is read as the line it is a piece
+/// of: a row that looks like a fault on its own, but whose line goes on as
+/// prose, is none; the same words as a line of their own still are.
+#[test]
+fn a_row_that_looks_like_a_fault_in_a_cut_pane_is_read_with_its_line() {
+    let rows = |width: usize, text: &str| -> String {
+        text.as_bytes().chunks(width).map(|c| std::str::from_utf8(c).unwrap().trim_end()).collect::<Vec<_>>().join("\n")
+    };
+    // ASCII, so that a row of 80 bytes is one of 80 columns.
+    let above = "I am reading the retry module: the client wraps every request and counts the attempts it makes.";
+    // Both long lines are cut flush at the edge: two cuts show the pane. The
+    // prose is a bait line (testdata/bait/prose-quotes.txt).
+    let prose = "exceeded retry limit, last status: 429 Too Many Requests is the RetryLimit display.";
+    let fault = "exceeded retry limit, last status: 429 Too Many Requests";
+    let classify = |log: String| Test::new().args(["classify", "--profile", "codex"]).stdin(log).verdict();
+    let cut_prose = classify(format!("{}\n{}\n› \n", rows(80, above), rows(80, prose)));
+    assert_eq!(cut_prose.action, Action::Charge, "{}", cut_prose.reason);
+    // The row alone, with no other cut to show a pane, is read as a line.
+    let v = classify(format!("{}\n› \n", &prose[..80]));
+    assert!(v.env_fault, "{}", v.reason);
+    // Two cut lines above show the pane; the fault's own line is not cut.
+    let v = classify(format!("{0}\n{0}\n{fault}\n› \n", rows(80, above)));
+    assert_eq!((v.action, v.kind.as_deref()), (Action::Retry, Some("rate_limit")), "{}", v.reason);
+}

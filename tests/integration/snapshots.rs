@@ -5,7 +5,11 @@
 use crate::util::{Test, testdata};
 
 fn verdict_of(log: &str, status: Option<&str>) -> faultsift::Verdict {
-    let mut t = Test::new().args(["classify", "--profile", "claude"]);
+    verdict_with("claude", log, status)
+}
+
+fn verdict_with(profile: &str, log: &str, status: Option<&str>) -> faultsift::Verdict {
+    let mut t = Test::new().args(["classify", "--profile", profile]);
     if let Some(s) = status {
         t = t.args(["--status", s]);
     }
@@ -39,4 +43,9 @@ fn healthy_quotes() {
 #[test]
 fn policy_refusal() {
     insta::assert_json_snapshot!(verdict_of("logs/claude-policy-refusal.log", Some("failed")));
+}
+
+#[test]
+fn wrapped_pane() {
+    insta::assert_json_snapshot!(verdict_with("ci", "logs/gradle-wrapped-pane.log", Some("failed")));
 }

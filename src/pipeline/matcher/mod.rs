@@ -792,6 +792,12 @@ impl CompiledProfile {
         Some((self.pattern_rule[p], p))
     }
 
+    /// Whether some rule could match `line`: it holds a rule's literal, or a
+    /// pattern has none. A line that could not is not worth a scan.
+    pub fn may_match(&self, line: &str) -> bool {
+        !self.always.is_empty() || self.literal_sets().iter().any(|set| !set.starts(line).is_empty())
+    }
+
     /// Every pattern index that matches `line` (framings not considered).
     pub fn matching_patterns(&self, line: &str) -> Vec<usize> {
         self.line_candidates(line).into_iter().filter(|&p| self.is_match(p, line)).collect()

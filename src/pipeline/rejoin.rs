@@ -1,0 +1,373 @@
+//! Rejoin stage: the rows of a pane captured without `-J`, joined back into
+//! the lines that were printed, for a second look when the rows showed no
+//! environment fault.
+//!
+//! `tmux capture-pane` without `-J` ends every row with a line break, so a
+//! line longer than the pane is cut into rows exactly as wide as the pane, and
+//! a fault whose cause fell past the edge is missed on its first row. The
+//! capture does not say how wide the pane was: the widest row stands for it.
+//! A row that fills it, and whose row below follows it directly (one line
+//! break between them, no cursor move, no blank row), is taken to go on in
+//! that row. That reading is wrong for a border or a separator that fills the
+//! pane, or a plain log's longest line: the joined line then starts with the
+//! border or with a whole line, and the rules anchor the start, so it matches
+//! only where a fault's opening words end exactly at the pane's edge and the
+//! next row reads as their cause.
+
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+use crate::pipeline::clean::{Cleaned, Line};
+use crate::pipeline::matcher::BOUNDED_LINE;
+
+/// The narrowest pane whose rows are re-joined. Narrower "panes" are mostly
+/// short logs whose longest line is short; tmux's default is 80.
+pub const MIN_WIDTH: usize = 60;
+/// The widest: a row wider than any terminal is a plain log's line.
+pub const MAX_WIDTH: usize = 500;
+
+/// Lines re-joined from a pane's rows.
+#[derive(Debug)]
+pub struct Rejoined {
+    /// Every line, joined or not, with [`Cleaned::rejoined_at`] set.
+    pub cleaned: Cleaned,
+    /// The indices of the lines joined from two rows or more: the only ones
+    /// the rows' scan did not already read.
+    pub joined: Vec<usize>,
+    /// The indices, among the rows, of those joined to the row above: rows
+    /// that start mid-line.
+    pub cut: Vec<usize>,
+    /// The window showed itself a pane captured without `-J`: it holds at
+    /// least [`PANE_CUTS`] rows that fill it to the last column, each followed
+    /// directly by another. Only then is a row one column short taken as cut
+    /// after a blank, and a row's start as no line's start.
+    pub pane: bool,
+}
+
+impl Rejoined {
+    /// Whether row `row` (an index into the rows re-joined) is a piece of a
+    /// line the pane cut, in a window that showed itself a cut pane: it goes
+    /// on from the row above (its start is no line's start) or into the row
+    /// below (its end is no line's end).
+    pub fn is_piece(&self, row: usize) -> bool {
+        self.pane && (self.cut.binary_search(&row).is_ok() || self.cut.binary_search(&(row + 1)).is_ok())
+    }
+}
+
+/// How many rows cut flush at the edge show a window to be a pane captured
+/// without `-J`. A plain log, or a capture joined by `-J`, seldom holds two
+/// lines exactly as wide as its widest, each followed directly by another.
+pub const PANE_CUTS: usize = 2;
+
+/// The lines of `cleaned` (from `window`, the bytes it was cleaned from) with
+/// the rows that fill the pane joined to the rows below them, or None when no
+/// row was joined. A joined line starts at its first row's offset, and stops
+/// growing at [`BOUNDED_LINE`] bytes so that the scan stays bounded.
+pub fn rejoin(window: &[u8], cleaned: &Cleaned) -> Option<Rejoined> {
+    let lines = &cleaned.lines;
+    let width = pane_width(cleaned)?;
+    // The rows that may go on in the row below, with how, in one pass: a row
+    // shorter in bytes than the pane less a column is passed over at once.
+    let candidates: Vec<(usize, Joint)> = (0..lines.len().saturating_sub(1))
+        .filter(|&i| text_len(&lines[i]) + 1 >= width)
+        .filter_map(|i| {
+            let (row, next) = (cleaned.line_text(&lines[i]), &lines[i + 1]);
+            let below = cleaned.line_text(next);
+            let joint = cut_joint(row, below, width)?;
+            let direct = window.get(lines[i].offset..next.offset).is_some_and(one_break);
+            (direct && !same_start(row, below)).then_some((i, joint))
+        })
+        .collect();
+    let pane = candidates.iter().filter(|(_, j)| *j == Joint::Flush).count() >= PANE_CUTS;
+    // A row one column short lost a blank only in a window shown to be a cut pane.
+    let cuts: Vec<(usize, &str)> = candidates
+        .into_iter()
+        .filter_map(|(i, j)| match j {
+            Joint::Flush => Some((i, "")),
+            Joint::Blank => pane.then_some((i, " ")),
+        })
+        .collect();
+    if cuts.is_empty() {
+        return None;
+    }
+    let cut_at = |i: usize| cuts.binary_search_by_key(&i, |&(at, _)| at).ok().map(|k| cuts[k].1);
+
+    let mut out = Cleaned {
+        text: String::with_capacity(cleaned.text.len()),
+        lines: Vec::with_capacity(lines.len()),
+        rejoined_at: Some(width),
+    };
+    let (mut joined, mut cut) = (Vec::new(), Vec::new());
+    let mut i = 0;
+    while i < lines.len() {
+        let (start, offset, top) = (out.text.len(), lines[i].offset, i);
+        out.text.push_str(cleaned.line_text(&lines[i]));
+        while let Some(joint) = cut_at(i) {
+            if out.text.len() - start + joint.len() + text_len(&lines[i + 1]) > BOUNDED_LINE {
+                break;
+            }
+            i += 1;
+            cut.push(i);
+            out.text.push_str(joint);
+            out.text.push_str(cleaned.line_text(&lines[i]));
+        }
+        if i > top {
+            joined.push(out.lines.len());
+        }
+        out.lines.push(Line { offset, start, end: out.text.len() });
+        out.text.push('\n');
+        i += 1;
+    }
+    (!joined.is_empty()).then_some(Rejoined { cleaned: out, joined, cut, pane })
+}
+
+fn text_len(line: &Line) -> usize {
+    line.end - line.start
+}
+
+/// The widest row's display width, when it is within a pane's bounds. A row
+/// is never wider in columns than in bytes, nor than [`columns_at_most`]
+/// says: rows are measured longest first, and the rest passed over once no
+/// row left can be wider than the widest found.
+fn pane_width(cleaned: &Cleaned) -> Option<usize> {
+    let mut rows: Vec<(usize, usize)> = (cleaned.lines.iter().enumerate())
+        .map(|(i, l)| (text_len(l), i))
+        .filter(|&(len, _)| len + 1 >= MIN_WIDTH)
+        .collect();
+    rows.sort_unstable_by(|a, b| b.cmp(a));
+    let mut widest = 0;
+    for (len, i) in rows {
+        if len <= widest {
+            break;
+        }
+        let text = cleaned.line_text(&cleaned.lines[i]);
+        if columns_at_most(text) > widest {
+            widest = widest.max(columns(text));
+        }
+    }
+    (MIN_WIDTH..=MAX_WIDTH).contains(&widest).then_some(widest)
+}
+
+fn columns(text: &str) -> usize {
+    if text.is_ascii() { text.len() } else { text.width() }
+}
+
+/// An upper bound on `text`'s columns, in one cheap pass over its bytes: a
+/// character takes one column, or two when it is wide, and only a character
+/// of three bytes or four can be. Most rows of a pane are ruled out by it
+/// without looking their characters up.
+fn columns_at_most(text: &str) -> usize {
+    text.bytes().map(|b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xE0)).sum()
+}
+
+/// How a row was cut at the pane's edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Joint {
+    /// At the last column: the row below goes on where it stopped.
+    Flush,
+    /// One column short: after a blank, which `capture-pane` trimmed.
+    Blank,
+}
+
+/// How `row` was cut at the edge of a pane `width` columns wide, if it may
+/// have been, `next` being the row below:
+///
+/// - [`Joint::Flush`] when `row` fills the pane to the last column, or to the
+///   one before and the character that starts `next` is two columns wide (the
+///   terminal moves a wide character that does not fit to the next row);
+/// - [`Joint::Blank`] when `row` stops one column short otherwise:
+///   `capture-pane` trims a cut row's trailing blanks, so a row cut just after
+///   a blank lost it.
+///
+/// A row that ends in a blank was not cut: `capture-pane` keeps trailing
+/// blanks only with `-J` or `-N`, where a full-width row is a padded one. Nor
+/// was a row that ends in a box-drawing or block character: a border ends at
+/// the edge.
+fn cut_joint(row: &str, next: &str, width: usize) -> Option<Joint> {
+    if row.len() + 1 < width || row.ends_with(|c: char| c.is_whitespace() || ('\u{2500}'..='\u{259f}').contains(&c)) {
+        return None;
+    }
+    if columns_at_most(row) + 1 < width {
+        return None;
+    }
+    match columns(row) {
+        w if w == width => Some(Joint::Flush),
+        w if w + 1 == width && next.chars().next().and_then(|c| c.width()) == Some(2) => Some(Joint::Flush),
+        w if w + 1 == width => Some(Joint::Blank),
+        _ => None,
+    }
+}
+
+/// How many characters two rows must share at their start to be two lines
+/// of one kind (a repeated line, two log records with the same date).
+const SAME_START: usize = 8;
+
+/// Whether `below` starts as `row` does: a line printed again, or the next
+/// record of a log whose lines all start alike, not the rest of `row`.
+fn same_start(row: &str, below: &str) -> bool {
+    below.chars().nth(SAME_START - 1).is_some() && row.chars().zip(below.chars()).take(SAME_START).all(|(a, b)| a == b)
+}
+
+/// Whether the bytes from a row's start to the next row's hold exactly one
+/// line break (`\n`, `\r\n` or a lone `\r`) and no cursor move to another row
+/// (`CSI` `H` `f` `A` `B` `E` `F` `d`): the two rows were written one under
+/// the other, with no blank row between them.
+fn one_break(bytes: &[u8]) -> bool {
+    let mut breaks = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' => breaks += 1,
+            b'\r' if bytes.get(i + 1) != Some(&b'\n') => breaks += 1,
+            0x1b if bytes.get(i + 1) == Some(&b'[') => {
+                let end = bytes[i + 2..].iter().position(|b| (0x40..=0x7e).contains(b)).map(|p| i + 2 + p);
+                match end {
+                    Some(end) if b"HfABEFd".contains(&bytes[end]) => return false,
+                    Some(end) => i = end,
+                    None => return false,
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    breaks == 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::clean::clean;
+
+    /// The lines `rejoin` makes of `bytes`, or None.
+    fn joined(bytes: &str) -> Option<Vec<String>> {
+        let cleaned = clean(bytes.as_bytes(), false);
+        rejoin(bytes.as_bytes(), &cleaned).map(|r| r.cleaned.iter().map(|(_, t)| t.to_string()).collect())
+    }
+
+    fn row(c: char, n: usize) -> String {
+        std::iter::repeat_n(c, n).collect()
+    }
+
+    #[test]
+    fn a_row_that_fills_the_pane_goes_on_in_the_next() {
+        let (a, b) = (row('a', 80), row('b', 80));
+        let log = format!("short\n{a}\n{b}\nend of it\nlast\n");
+        let lines = joined(&log).unwrap();
+        assert_eq!(lines, vec!["short".to_string(), format!("{a}{b}end of it"), "last".to_string()]);
+        let cleaned = clean(log.as_bytes(), false);
+        let out = rejoin(log.as_bytes(), &cleaned).unwrap();
+        assert_eq!(out.cut, vec![2, 3]);
+        assert!(out.is_piece(1) && out.is_piece(2) && out.is_piece(3) && !out.is_piece(0) && !out.is_piece(4));
+    }
+
+    #[test]
+    fn the_offset_is_the_first_rows() {
+        let log = format!("x\r\n{}\r\ncause\r\n", row('a', 70));
+        let cleaned = clean(log.as_bytes(), false);
+        let out = rejoin(log.as_bytes(), &cleaned).unwrap();
+        assert_eq!(out.joined, vec![1]);
+        assert_eq!(out.cut, vec![2]);
+        // One cut row is not enough to show a pane.
+        assert!(!out.is_piece(2) && !out.is_piece(1));
+        assert_eq!(out.cleaned.lines.len(), 2);
+        assert_eq!(out.cleaned.lines[1].offset, 3);
+        assert_eq!(out.cleaned.rejoined_at, Some(70));
+    }
+
+    #[test]
+    fn nothing_is_joined_without_a_full_row_followed_directly() {
+        // Too narrow to be a pane.
+        assert_eq!(joined(&format!("{}\nnext\n", row('a', 40))), None);
+        // Wider than a terminal.
+        assert_eq!(joined(&format!("{}\nnext\n", row('a', 600))), None);
+        // The widest row is the last.
+        assert_eq!(joined(&format!("first\n{}\n", row('a', 80))), None);
+        // A blank row between: the row ended at the edge.
+        assert_eq!(joined(&format!("{}\n\nnext\n", row('a', 80))), None);
+        assert_eq!(joined(&format!("{}\n   \nnext\n", row('a', 80))), None);
+        // The cursor moved to another row.
+        assert_eq!(joined(&format!("{}\x1b[5;1Hnext\n", row('a', 80))), None);
+        assert_eq!(joined(&format!("{}\n\x1b[Anext\n", row('a', 80))), None);
+    }
+
+    #[test]
+    fn a_row_one_column_short_lost_a_blank_once_the_pane_shows_its_cuts() {
+        let (a, b, short) = (row('a', 80), row('b', 80), row('c', 79));
+        // Two flush cuts show a cut pane: the short row lost a blank.
+        let log = format!("{a}\n{b}\nend\nalone\n{short}\ncause\n");
+        assert_eq!(joined(&log).unwrap(), vec![format!("{a}{b}end"), "alone".into(), format!("{short} cause")]);
+        let cleaned = clean(log.as_bytes(), false);
+        let out = rejoin(log.as_bytes(), &cleaned).unwrap();
+        assert!(out.pane);
+        assert_eq!((0..6).map(|r| out.is_piece(r)).collect::<Vec<_>>(), [true, true, true, false, true, true]);
+        // One flush cut does not: the short row is a line of its own.
+        let log = format!("{a}\nend\n{short}\ncause\n");
+        assert_eq!(joined(&log).unwrap(), vec![format!("{a}end"), short.clone(), "cause".to_string()]);
+        // Nor do short rows alone.
+        assert_eq!(joined(&format!("{short}\ncause\n{short}\ncause\n{}\n", row('d', 80))), None);
+    }
+
+    #[test]
+    fn lines_that_start_alike_are_lines_of_their_own() {
+        // The same line printed again and again, as wide as the widest.
+        let line = "  ⎿  API Error (Connection error.) · Retrying in 4 seconds… (attempt 4/10)";
+        assert_eq!(joined(&format!("{line}\n{line}\n{line}\n")), None);
+        // Log records that start with the date.
+        let record = |m: &str| format!("2026-12-01T05:16:19Z {m:.<59}");
+        assert_eq!(joined(&format!("{}\n{}\n", record("a"), record("b"))), None);
+    }
+
+    #[test]
+    fn padded_rows_and_borders_were_not_cut() {
+        // A row padded with blanks to the edge (a TUI's, captured with `-J`).
+        assert_eq!(joined(&format!("{} \nnext\n", row('a', 79))), None);
+        // A border, and a row closed by one.
+        assert_eq!(joined(&format!("{}\nnext\n", row('─', 80))), None);
+        assert_eq!(joined(&format!("│ {}│\nnext\n", row('a', 77))), None);
+    }
+
+    #[test]
+    fn colours_between_rows_do_not_part_them() {
+        let log = format!("\x1b[31m{}\x1b[0m\r\n\x1b[31mcause\x1b[0m\r\n", row('a', 80));
+        assert_eq!(joined(&log).unwrap(), vec![format!("{}cause", row('a', 80))]);
+    }
+
+    #[test]
+    fn width_is_counted_in_columns() {
+        // 40 wide characters fill 80 columns.
+        let wide = row('界', 40);
+        assert_eq!(
+            joined(&format!("{wide}\nnext\n{}\n", row('a', 79))).unwrap(),
+            vec![format!("{wide}next"), row('a', 79)]
+        );
+        // A wide character that would not fit was moved to the next row.
+        let short = row('a', 79);
+        let log = format!("{short}\n界 cause\n{}\n", row('b', 80));
+        assert_eq!(joined(&log).unwrap()[0], format!("{short}界 cause"));
+        // Not when the next row starts narrow.
+        let log = format!("{short}\nb cause\n{}\n", row('b', 80));
+        assert_eq!(joined(&log), None);
+    }
+
+    #[test]
+    fn the_cheap_bound_is_a_bound() {
+        for text in
+            ["", "ascii", "⎿  API Error · Retrying…", "界界 wide", "🖐 emoji", "e\u{301} combining", "⚠\u{fe0f} warn"]
+        {
+            assert!(columns(text) <= columns_at_most(text), "{text:?}");
+        }
+        assert_eq!(columns_at_most("ab界"), 4);
+    }
+
+    #[test]
+    fn rows_join_in_a_chain_up_to_the_bound() {
+        let rows: Vec<String> = (0..100).map(|_| row('a', 80)).collect();
+        let lines = joined(&format!("{}\nend\n", rows.join("\n"))).unwrap();
+        assert!(
+            lines.iter().all(|l| l.len() <= BOUNDED_LINE),
+            "{:?}",
+            lines.iter().map(String::len).collect::<Vec<_>>()
+        );
+        assert_eq!(lines.concat().len(), 80 * 100 + 3);
+    }
+}
