@@ -7,6 +7,8 @@ use std::sync::OnceLock;
 use faultsift::output::evidence::{MAX_CHARS, evidence, safe_text};
 use faultsift::output::redact::redact_str;
 use faultsift::pipeline::clean::{clean, clean_line};
+use faultsift::pipeline::matcher::BOUNDED_LINE;
+use faultsift::pipeline::rejoin::rejoin;
 use faultsift::pipeline::window::{self, Window, WindowSpec};
 use faultsift::{Pipeline, Verdict};
 use proptest::prelude::*;
@@ -228,6 +230,45 @@ proptest! {
         let v = classify(&window::from_bytes(&log, WindowSpec { tail_bytes: tail, since: None }));
         prop_assert!(v.rule.is_some(), "{:?} not found after {} bytes of window: {:?}", ex, extra, v.reason);
         prop_assert_eq!(v.offset, Some(at));
+    }
+
+    /// Rows re-joined from any window, hostile or a pane of text cut at its
+    /// width: every row is in exactly one line, in order, each line starts at
+    /// its first row's offset, and no joined line outgrows the bound.
+    #[test]
+    fn rejoined_lines_are_the_rows_in_order(
+        log in prop_oneof![
+            hostile_log(),
+            (proptest::collection::vec(text_piece(), 1..30), 60usize..130).prop_map(|(pieces, width)| {
+                let text = String::from_utf8_lossy(&pieces.concat()).into_owned();
+                let chars: Vec<char> = text.chars().collect();
+                chars.chunks(width).map(|c| c.iter().collect::<String>()).collect::<Vec<_>>().join("\n").into_bytes()
+            }),
+        ],
+        fragment in any::<bool>(),
+    ) {
+        let rows = clean(&log, fragment);
+        let Some(joined) = rejoin(&log, &rows) else { return Ok(()) };
+        let (lines, mut r) = (&joined.cleaned, 0);
+        for (i, (offset, text)) in lines.iter().enumerate() {
+            prop_assert_eq!(offset, rows.lines[r].offset);
+            let mut rest = text;
+            loop {
+                let row = rows.line_text(&rows.lines[r]);
+                rest = rest.strip_prefix(row).ok_or_else(|| TestCaseError::fail(format!("{row:?} not next in {text:?}")))?;
+                r += 1;
+                if rest.is_empty() {
+                    break;
+                }
+                // The joint: nothing, or the blank a cut after a blank lost.
+                let next = rows.line_text(&rows.lines[r]);
+                if !rest.starts_with(next) {
+                    rest = rest.strip_prefix(' ').unwrap_or(rest);
+                }
+            }
+            prop_assert!(!joined.joined.contains(&i) || text.len() <= BOUNDED_LINE, "{} bytes", text.len());
+        }
+        prop_assert_eq!(r, rows.lines.len());
     }
 }
 
