@@ -79,14 +79,18 @@ pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool, max_
     }
     let _ = writeln!(
         out,
-        "{} bytes {}..{} of {} ({whole}{}{}), {} lines after cleaning",
+        "{} bytes {}..{} of {} ({whole}{}{}), {} lines after cleaning{}",
         style.bold("window"),
         window.start,
         window.end(),
         window.log_bytes,
         if window.rotated { "; --since was past the end: the log was replaced" } else { "" },
         if window.starts_mid_line { "; its first line was cut and is dropped unless alone" } else { "" },
-        cleaned.lines.len()
+        cleaned.lines.len(),
+        match cleaned.rejoined_at {
+            Some(width) => format!(", re-joined from the rows of a pane {width} columns wide"),
+            None => String::new(),
+        }
     );
 
     // Every line that has a hit, in window order: a second pass over the lines,

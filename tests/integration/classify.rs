@@ -349,6 +349,12 @@ fn a_line_the_pane_cut_before_its_cause_is_read_whole() {
         "{evidence}"
     );
     assert!(v.reason.ends_with("(a line the pane cut into rows 80 columns wide, re-joined)"), "{}", v.reason);
+    let out = Test::new().args(["explain", "--profile", "ci", "--color", "never"]).arg(&path).run();
+    assert!(
+        out.stdout.contains("6 lines after cleaning, re-joined from the rows of a pane 80 columns wide"),
+        "{}",
+        out.stdout
+    );
     // The cause is on the second row: without it, no fault.
     let cause_row = line_offset(&log, "s.gradle.org/distributions/gradle-8.0.2-bin.zip failed");
     let v = Test::new().args(["classify", "--profile", "ci"]).stdin(&log[..cause_row as usize]).verdict();
