@@ -87,8 +87,8 @@ pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool, max_
         if window.rotated { "; --since was past the end: the log was replaced" } else { "" },
         if window.starts_mid_line { "; its first line was cut and is dropped unless alone" } else { "" },
         cleaned.lines.len(),
-        match cleaned.rejoined_at {
-            Some(width) => format!(", re-joined from the rows of a pane {width} columns wide"),
+        match &cleaned.rejoined {
+            Some(joins) => format!(", re-joined from the rows of a pane {} columns wide", joins.width),
             None => String::new(),
         }
     );

@@ -17,6 +17,11 @@ pub struct Line {
     pub start: usize,
     /// End (exclusive) of the line's text in [`Cleaned::text`].
     pub end: usize,
+    /// The line began on the row right below the previous kept line: one
+    /// `\n` or `\r\n` after it, with no other break (a lone `\r`, a blank
+    /// row dropped) and no cursor move between. Only such a line can be the
+    /// rest of a row a pane cut at its width ([`crate::pipeline::rejoin`]).
+    pub follows: bool,
 }
 
 /// The cleaned lines of a window. Lines that hold only whitespace are left out:
@@ -28,9 +33,25 @@ pub struct Cleaned {
     pub text: String,
     /// The kept lines, in window order.
     pub lines: Vec<Line>,
-    /// The pane width at which [`crate::pipeline::rejoin`] joined rows into
-    /// these lines; None for lines as cleaned.
-    pub rejoined_at: Option<usize>,
+    /// What [`crate::pipeline::rejoin`] joined into these lines; None for
+    /// lines as cleaned.
+    pub rejoined: Option<Joins>,
+}
+
+/// Lines joined from the rows of a pane cut at its width.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Joins {
+    /// The pane's width, in columns.
+    pub width: usize,
+    /// The indices of the lines joined from two rows or more, ascending.
+    pub lines: Vec<usize>,
+}
+
+impl Joins {
+    /// Whether line `line` was joined from two rows or more.
+    pub fn joined(&self, line: usize) -> bool {
+        self.lines.binary_search(&line).is_ok()
+    }
 }
 
 impl Cleaned {
@@ -161,6 +182,12 @@ struct Sink {
     printed: bool,
     /// For [`clean_line`]: a line break is a space, not a new line.
     break_as_space: bool,
+    /// Since the last kept line: how many `\n` or `\r\n` breaks, and
+    /// whether any other break (a lone `\r`, a cursor move) came.
+    newlines: u32,
+    other_break: bool,
+    /// The pending break is a cursor move (or the like), not a line feed.
+    pending_move: bool,
 }
 
 impl Cleaner {
@@ -178,6 +205,9 @@ impl Cleaner {
                 stop: false,
                 done: false,
                 pending_break: false,
+                newlines: 0,
+                other_break: false,
+                pending_move: false,
                 printed: false,
                 break_as_space: false,
             },
@@ -210,13 +240,13 @@ impl Cleaner {
             }
             match bytes[i] {
                 b'\n' => {
-                    self.sink.line_break(i + 1);
+                    self.sink.line_break(i + 1, Break::Newline);
                     i += 1;
                 }
                 b'\r' => {
-                    let len = if bytes.get(i + 1) == Some(&b'\n') { 2 } else { 1 };
-                    self.sink.line_break(i + len);
-                    i += len;
+                    let crlf = bytes.get(i + 1) == Some(&b'\n');
+                    self.sink.line_break(i + 1 + usize::from(crlf), if crlf { Break::Newline } else { Break::Other });
+                    i += 1 + usize::from(crlf);
                 }
                 0x1B => match self.plain_csi(&bytes[i..]) {
                     Some(len) => {
@@ -423,21 +453,42 @@ fn decode_one(bytes: &[u8]) -> Decoded {
     }
 }
 
+/// What ended a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Break {
+    /// `\n` or `\r\n`: the next row.
+    Newline,
+    /// A lone `\r`, a cursor move, an erase or scroll: not simply the next row.
+    Other,
+}
+
 impl Sink {
-    /// Ends the current line; the next one starts at window offset `next`.
-    fn line_break(&mut self, next: usize) {
+    /// Ends the current line with `why`; the next one starts at window offset
+    /// `next`.
+    fn line_break(&mut self, next: usize, why: Break) {
         if self.break_as_space {
             self.space();
             return;
         }
         let text = &self.out.as_bytes()[self.line_text_start..];
         if text.iter().any(|b| !b.is_ascii_whitespace()) {
-            self.lines.push(Line { offset: self.line_offset, start: self.line_text_start, end: self.out.len() });
+            let follows = self.newlines == 1 && !self.other_break && !self.lines.is_empty();
+            self.lines.push(Line {
+                offset: self.line_offset,
+                start: self.line_text_start,
+                end: self.out.len(),
+                follows,
+            });
             self.out.push('\n');
             self.line_text_start = self.out.len();
+            (self.newlines, self.other_break) = (0, false);
         } else {
             // Whitespace-only lines are dropped and their bytes reused.
             self.out.truncate(self.line_text_start);
+        }
+        match why {
+            Break::Newline => self.newlines += 1,
+            Break::Other => self.other_break = true,
         }
         self.line_offset = next;
     }
@@ -451,9 +502,9 @@ impl Sink {
 
     fn finish(mut self, len: usize) -> Cleaned {
         if !self.break_as_space {
-            self.line_break(len);
+            self.line_break(len, Break::Other);
         }
-        Cleaned { text: self.out, lines: self.lines, rejoined_at: None }
+        Cleaned { text: self.out, lines: self.lines, rejoined: None }
     }
 
     /// A CSI's effect on lines: `first` is its first parameter (0 if none).
@@ -476,16 +527,27 @@ impl Sink {
     }
 
     /// A break inside a sequence: its position is known once `vte` returns.
+    /// A cursor move, erase or scroll, unless [`Sink::newline_here`] says
+    /// otherwise.
     fn break_here(&mut self) {
         self.pending_break = true;
+        self.pending_move = true;
         self.stop = true;
+    }
+
+    /// A line feed inside a sequence (`vte` executes it): a break to the
+    /// next row, unless a move came with it.
+    fn newline_here(&mut self) {
+        let moved = self.pending_break && self.pending_move;
+        self.break_here();
+        self.pending_move = moved;
     }
 
     /// Applies what the callbacks asked for, now that `next` (the offset after
     /// the last byte `vte` consumed) is known.
     fn settle(&mut self, next: usize) {
         if self.pending_break {
-            self.line_break(next);
+            self.line_break(next, if self.pending_move { Break::Other } else { Break::Newline });
         }
         if self.done {
             self.in_sequence = false;
@@ -494,6 +556,7 @@ impl Sink {
         self.stop = false;
         self.done = false;
         self.pending_break = false;
+        self.pending_move = false;
         self.printed = false;
     }
 }
@@ -521,7 +584,8 @@ impl vte::Perform for Sink {
         match byte {
             // Inside a sequence a CR cannot be paired with its LF here; a CRLF
             // then gives an empty line, which is dropped.
-            b'\n' | b'\r' => self.break_here(),
+            b'\n' => self.newline_here(),
+            b'\r' => self.break_here(),
             b'\t' => self.out.push('\t'),
             // CAN and SUB abort the sequence.
             0x18 | 0x1A => self.sequence_done(),

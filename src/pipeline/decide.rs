@@ -163,6 +163,11 @@ pub fn decide(
         None => {
             let what = match body {
                 _ if window.bytes.is_empty() => "the window is empty".to_string(),
+                Body::Text(Cleaned { rejoined: Some(joins), .. }) => format!(
+                    "no rule matched the last {} bytes, read as the lines a pane {} columns wide was cut from",
+                    window.bytes.len(),
+                    joins.width
+                ),
                 Body::Text(_) => format!("no rule matched the last {} bytes", window.bytes.len()),
                 Body::Records(r) => format!(
                     "no rule matched the {} records of the last {} bytes{}",
@@ -214,8 +219,8 @@ pub fn decide(
             // Evidence joined from a pane's rows says so: it is not one line
             // of the capture as the caller will find it there.
             let reason = match body {
-                Body::Text(Cleaned { rejoined_at: Some(width), .. }) => {
-                    format!("{reason} (a line the pane cut into rows {width} columns wide, re-joined)")
+                Body::Text(Cleaned { rejoined: Some(joins), .. }) if joins.joined(hit.line) => {
+                    format!("{reason} (a line the pane cut into rows {} columns wide, re-joined)", joins.width)
                 }
                 _ => reason,
             };

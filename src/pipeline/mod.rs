@@ -254,7 +254,7 @@ fn scan_window(
         watch(scan_start, compiled.scan_is_bounded(&cleaned));
     }
     let scan = compiled.scan(&cleaned, Some(scan_start + timeout));
-    let (cleaned, scan) = second_look(compiled, &window, cleaned, scan, Some(scan_start + timeout));
+    let (cleaned, scan) = second_look(compiled, cleaned, scan, Some(scan_start + timeout));
     let verdict = decide::decide(subject, compiled, &window, Body::Text(&cleaned), &scan, timeout);
     Classified { verdict, trace: Some(Trace { window, cleaned, records: None, scan }) }
 }
@@ -262,40 +262,65 @@ fn scan_window(
 /// A second look at a text window's lines, as a pane without `-J` cut them
 /// into rows ([`rejoin`]), under the same deadline:
 ///
-/// - when the rows showed no environment fault, the lines joined from them
-///   are scanned, and stand if they show one (a window no row of which fills
-///   a pane, or whose joined lines hold no rule's literal, costs no scan);
-/// - when the fault the rows showed is on a piece of a cut line, in a capture
-///   that shows itself a cut pane, the row's start or end is not the line's:
-///   the joined lines decide, fault or not.
+/// - when the rows' last hit is no environment fault, the lines joined from
+///   them are scanned, and stand if their last hit is an environment fault
+///   after the rows' last hit: what the join newly shows (a window whose
+///   joined lines, and the lines they may frame, hold no rule's literal,
+///   costs no scan);
+/// - when the rows' last hit is an environment fault on a piece of a cut
+///   line, in a capture that shows itself a cut pane, the row's start or end
+///   is not the line's: the joined lines decide, fault or not.
 ///
-/// A second scan that runs out of time leaves the first one standing: it had
-/// its answer.
-fn second_look(
-    compiled: &CompiledProfile,
-    window: &Window,
-    cleaned: Cleaned,
-    scan: Scan,
-    deadline: Option<Instant>,
-) -> (Cleaned, Scan) {
+/// Either way a fault from the joined lines is recovered from by a `progress`
+/// row after its rows, as read on the rows (a progress row right under a
+/// whole row as wide as the pane is glued to it in the joined lines). A
+/// second scan that runs out of time declines the classification, as the
+/// first would have.
+fn second_look(compiled: &CompiledProfile, rows: Cleaned, scan: Scan, deadline: Option<Instant>) -> (Cleaned, Scan) {
     let faulted = |s: &Scan| s.last.is_some_and(|l| compiled.profile.rules[l.rule].action.is_env_fault());
     if scan.timed_out {
-        return (cleaned, scan);
+        return (rows, scan);
     }
-    let fault_row = scan.last.filter(|_| faulted(&scan)).map(|l| l.line);
-    let Some(rejoined) = rejoin::rejoin(&window.bytes, &cleaned) else { return (cleaned, scan) };
+    let Some(rejoined) = rejoin::rejoin(&rows) else { return (rows, scan) };
     let joined = &rejoined.cleaned;
-    let may_match = |i: &usize| compiled.may_match(joined.line_text(&joined.lines[*i]));
-    let again = match fault_row {
-        Some(row) if rejoined.is_piece(row) => compiled.scan(joined, deadline),
-        None if rejoined.joined.iter().any(may_match) => match compiled.scan(joined, deadline) {
-            again if faulted(&again) => again,
-            _ => return (cleaned, scan),
-        },
-        Some(_) | None => return (cleaned, scan),
+    let joins = joined.rejoined.as_ref().map(|j| j.lines.as_slice()).unwrap_or_default();
+    let mut again = match scan.last {
+        Some(last) if faulted(&scan) => {
+            if !rejoined.is_piece(last.line) {
+                return (rows, scan);
+            }
+            compiled.scan(joined, deadline)
+        }
+        last => {
+            // A joined line, or a line it may frame, must hold a literal.
+            let reach = compiled.framing_reach();
+            let worth = joins.iter().flat_map(|&j| j..(j + 1 + reach).min(joined.lines.len()));
+            if !worth.into_iter().any(|i| compiled.may_match(joined.line_text(&joined.lines[i]))) {
+                return (rows, scan);
+            }
+            let again = compiled.scan(joined, deadline);
+            // What the join newly shows: the rows had no hit from there on.
+            let newly = again
+                .last
+                .filter(|hit| faulted(&again) && last.is_none_or(|l| rejoined.rows_of(hit.line).end > l.line + 1));
+            if newly.is_none() && !again.timed_out {
+                return (rows, scan);
+            }
+            again
+        }
     };
     if again.timed_out {
-        return (cleaned, scan);
+        let mut declined = scan;
+        declined.timed_out = true;
+        return (rows, declined);
+    }
+    if let Some(hit) = again.last.filter(|_| faulted(&again)) {
+        let after = rejoined.rows_of(hit.line).end - 1;
+        match compiled.progress_from(&rows, after, deadline) {
+            Ok(Some(row)) => again.progress = Some(rejoined.line_of(row).max(hit.line + 1)),
+            Ok(None) => again.progress = None,
+            Err(matcher::Overdue) => again.timed_out = true,
+        }
     }
     (rejoined.cleaned, again)
 }

@@ -1,22 +1,21 @@
 //! Rejoin stage: the rows of a pane captured without `-J`, joined back into
-//! the lines that were printed, for a second look when the rows showed no
-//! environment fault.
+//! the lines that were printed, for a second look at a text window.
 //!
 //! `tmux capture-pane` without `-J` ends every row with a line break, so a
 //! line longer than the pane is cut into rows exactly as wide as the pane, and
-//! a fault whose cause fell past the edge is missed on its first row. The
-//! capture does not say how wide the pane was: the widest row stands for it.
-//! A row that fills it, and whose row below follows it directly (one line
-//! break between them, no cursor move, no blank row), is taken to go on in
-//! that row. That reading is wrong for a border or a separator that fills the
-//! pane, or a plain log's longest line: the joined line then starts with the
-//! border or with a whole line, and the rules anchor the start, so it matches
-//! only where a fault's opening words end exactly at the pane's edge and the
-//! next row reads as their cause.
+//! a fault whose cause fell past the edge is missed on its first row, while a
+//! row that starts mid-line may read like a fault's first words. The capture
+//! does not say how wide the pane was: the widest row stands for it. A row
+//! that fills it, whose row below follows it directly (the cleaner's
+//! [`Line::follows`]) and does not start alike, is taken to go on in that row.
+//! That reading is wrong for a whole line exactly as wide as the pane: the
+//! joined line then starts with it, and the rules anchor the start, so a fault
+//! on the row below is not seen in the joined lines (see
+//! `crate::pipeline`'s second look for where that matters).
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::pipeline::clean::{Cleaned, Line};
+use crate::pipeline::clean::{Cleaned, Joins, Line};
 use crate::pipeline::matcher::BOUNDED_LINE;
 
 /// The narrowest pane whose rows are re-joined. Narrower "panes" are mostly
@@ -25,16 +24,21 @@ pub const MIN_WIDTH: usize = 60;
 /// The widest: a row wider than any terminal is a plain log's line.
 pub const MAX_WIDTH: usize = 500;
 
+/// How many rows cut flush at the edge show a window to be a pane captured
+/// without `-J`. A plain log, or a capture joined by `-J`, seldom holds two
+/// lines exactly as wide as its widest, each followed directly by another.
+pub const PANE_CUTS: usize = 2;
+
 /// Lines re-joined from a pane's rows.
 #[derive(Debug)]
 pub struct Rejoined {
-    /// Every line, joined or not, with [`Cleaned::rejoined_at`] set.
+    /// Every line, joined or not, with [`Cleaned::rejoined`] set.
     pub cleaned: Cleaned,
-    /// The indices of the lines joined from two rows or more: the only ones
-    /// the rows' scan did not already read.
-    pub joined: Vec<usize>,
-    /// The indices, among the rows, of those joined to the row above: rows
-    /// that start mid-line.
+    /// For each line, the index of its first row; one past the last row at
+    /// the end, so line `j` holds rows `first_row[j]..first_row[j + 1]`.
+    pub first_row: Vec<usize>,
+    /// The indices, among the rows, of those that start mid-line: joined to
+    /// the row above, or cut from it where a joined line reached its bound.
     pub cut: Vec<usize>,
     /// The window showed itself a pane captured without `-J`: it holds at
     /// least [`PANE_CUTS`] rows that fill it to the last column, each followed
@@ -51,30 +55,33 @@ impl Rejoined {
     pub fn is_piece(&self, row: usize) -> bool {
         self.pane && (self.cut.binary_search(&row).is_ok() || self.cut.binary_search(&(row + 1)).is_ok())
     }
+
+    /// The index of the line that holds row `row`.
+    pub fn line_of(&self, row: usize) -> usize {
+        self.first_row.partition_point(|&first| first <= row).saturating_sub(1)
+    }
+
+    /// The rows line `line` was joined from.
+    pub fn rows_of(&self, line: usize) -> std::ops::Range<usize> {
+        self.first_row[line]..self.first_row[line + 1]
+    }
 }
 
-/// How many rows cut flush at the edge show a window to be a pane captured
-/// without `-J`. A plain log, or a capture joined by `-J`, seldom holds two
-/// lines exactly as wide as its widest, each followed directly by another.
-pub const PANE_CUTS: usize = 2;
-
-/// The lines of `cleaned` (from `window`, the bytes it was cleaned from) with
-/// the rows that fill the pane joined to the rows below them, or None when no
-/// row was joined. A joined line starts at its first row's offset, and stops
-/// growing at [`BOUNDED_LINE`] bytes so that the scan stays bounded.
-pub fn rejoin(window: &[u8], cleaned: &Cleaned) -> Option<Rejoined> {
+/// The lines of `cleaned` with the rows that fill the pane joined to the rows
+/// below them, or None when no row was joined. A joined line starts at its
+/// first row's offset, and stops growing at [`BOUNDED_LINE`] bytes so that
+/// the scan stays bounded.
+pub fn rejoin(cleaned: &Cleaned) -> Option<Rejoined> {
     let lines = &cleaned.lines;
     let width = pane_width(cleaned)?;
     // The rows that may go on in the row below, with how, in one pass: a row
     // shorter in bytes than the pane less a column is passed over at once.
     let candidates: Vec<(usize, Joint)> = (0..lines.len().saturating_sub(1))
-        .filter(|&i| text_len(&lines[i]) + 1 >= width)
+        .filter(|&i| text_len(&lines[i]) + 1 >= width && lines[i + 1].follows)
         .filter_map(|i| {
-            let (row, next) = (cleaned.line_text(&lines[i]), &lines[i + 1]);
-            let below = cleaned.line_text(next);
+            let (row, below) = (cleaned.line_text(&lines[i]), cleaned.line_text(&lines[i + 1]));
             let joint = cut_joint(row, below, width)?;
-            let direct = window.get(lines[i].offset..next.offset).is_some_and(one_break);
-            (direct && !same_start(row, below)).then_some((i, joint))
+            (!same_start(row, below)).then_some((i, joint))
         })
         .collect();
     let pane = candidates.iter().filter(|(_, j)| *j == Joint::Flush).count() >= PANE_CUTS;
@@ -92,32 +99,37 @@ pub fn rejoin(window: &[u8], cleaned: &Cleaned) -> Option<Rejoined> {
     let cut_at = |i: usize| cuts.binary_search_by_key(&i, |&(at, _)| at).ok().map(|k| cuts[k].1);
 
     let mut out = Cleaned {
-        text: String::with_capacity(cleaned.text.len()),
+        text: String::with_capacity(cleaned.text.len() + cuts.len()),
         lines: Vec::with_capacity(lines.len()),
-        rejoined_at: Some(width),
+        rejoined: None,
     };
-    let (mut joined, mut cut) = (Vec::new(), Vec::new());
+    let (mut joined, mut cut, mut first_row) = (Vec::new(), Vec::new(), Vec::with_capacity(lines.len() + 1));
     let mut i = 0;
     while i < lines.len() {
-        let (start, offset, top) = (out.text.len(), lines[i].offset, i);
+        let (start, top) = (out.text.len(), i);
         out.text.push_str(cleaned.line_text(&lines[i]));
         while let Some(joint) = cut_at(i) {
-            if out.text.len() - start + joint.len() + text_len(&lines[i + 1]) > BOUNDED_LINE {
-                break;
-            }
             i += 1;
             cut.push(i);
+            if out.text.len() - start + joint.len() + text_len(&lines[i]) > BOUNDED_LINE {
+                // The row starts the next line, mid-line all the same.
+                i -= 1;
+                break;
+            }
             out.text.push_str(joint);
             out.text.push_str(cleaned.line_text(&lines[i]));
         }
         if i > top {
             joined.push(out.lines.len());
         }
-        out.lines.push(Line { offset, start, end: out.text.len() });
+        first_row.push(top);
+        out.lines.push(Line { offset: lines[top].offset, start, end: out.text.len(), follows: lines[top].follows });
         out.text.push('\n');
         i += 1;
     }
-    (!joined.is_empty()).then_some(Rejoined { cleaned: out, joined, cut, pane })
+    first_row.push(lines.len());
+    out.rejoined = Some(Joins { width, lines: joined });
+    Some(Rejoined { cleaned: out, first_row, cut, pane })
 }
 
 fn text_len(line: &Line) -> usize {
@@ -125,8 +137,8 @@ fn text_len(line: &Line) -> usize {
 }
 
 /// The widest row's display width, when it is within a pane's bounds. A row
-/// is never wider in columns than in bytes, nor than [`columns_at_most`]
-/// says: rows are measured longest first, and the rest passed over once no
+/// is never wider in columns than [`columns_at_most`] says, nor than its
+/// bytes: rows are measured longest first, and the rest passed over once no
 /// row left can be wider than the widest found.
 fn pane_width(cleaned: &Cleaned) -> Option<usize> {
     let mut rows: Vec<(usize, usize)> = (cleaned.lines.iter().enumerate())
@@ -152,11 +164,12 @@ fn columns(text: &str) -> usize {
 }
 
 /// An upper bound on `text`'s columns, in one cheap pass over its bytes: a
-/// character takes one column, or two when it is wide, and only a character
-/// of three bytes or four can be. Most rows of a pane are ruled out by it
+/// character of one or two bytes takes at most one column, and one of three
+/// or four at most three (two for a wide character, three for the one sign
+/// `unicode-width` gives three). Most rows of a pane are ruled out by it
 /// without looking their characters up.
 fn columns_at_most(text: &str) -> usize {
-    text.bytes().map(|b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xE0)).sum()
+    text.bytes().map(|b| usize::from(b & 0xC0 != 0x80) + 2 * usize::from(b >= 0xE0)).sum()
 }
 
 /// How a row was cut at the pane's edge.
@@ -178,15 +191,9 @@ enum Joint {
 ///   `capture-pane` trims a cut row's trailing blanks, so a row cut just after
 ///   a blank lost it.
 ///
-/// A row that ends in a blank was not cut: `capture-pane` keeps trailing
-/// blanks only with `-J` or `-N`, where a full-width row is a padded one. Nor
-/// was a row that ends in a box-drawing or block character: a border ends at
-/// the edge.
+/// A row that ends like a border was not cut ([`ends_as_border`]).
 fn cut_joint(row: &str, next: &str, width: usize) -> Option<Joint> {
-    if row.len() + 1 < width || row.ends_with(|c: char| c.is_whitespace() || ('\u{2500}'..='\u{259f}').contains(&c)) {
-        return None;
-    }
-    if columns_at_most(row) + 1 < width {
+    if row.len() + 1 < width || ends_as_border(row) || columns_at_most(row) + 1 < width {
         return None;
     }
     match columns(row) {
@@ -195,6 +202,26 @@ fn cut_joint(row: &str, next: &str, width: usize) -> Option<Joint> {
         w if w + 1 == width => Some(Joint::Blank),
         _ => None,
     }
+}
+
+/// Whether `row` ends as a row drawn to the pane's edge does, not as text
+/// cut there: in a blank (`capture-pane` keeps trailing blanks only with `-J`
+/// or `-N`, where a full-width row is a padded one), in a box-drawing or
+/// block character, in the `|` or `+` of a table row that starts with it
+/// too, or in a run of four or more of
+/// one fill character (`====`, `----`, `____`, `####`, `****`, `~~~~`,
+/// `....`, `++++`), as test runners draw their separators as wide as the
+/// terminal.
+fn ends_as_border(row: &str) -> bool {
+    let Some(last) = row.chars().next_back() else { return true };
+    if last.is_whitespace() || ('\u{2500}'..='\u{259f}').contains(&last) {
+        return true;
+    }
+    if matches!(last, '|' | '+') {
+        return row.trim_start().starts_with(last);
+    }
+    matches!(last, '=' | '-' | '_' | '#' | '*' | '~' | '.')
+        && row.bytes().rev().take(4).filter(|&b| b == last as u8).count() == 4
 }
 
 /// How many characters two rows must share at their start to be two lines
@@ -207,32 +234,6 @@ fn same_start(row: &str, below: &str) -> bool {
     below.chars().nth(SAME_START - 1).is_some() && row.chars().zip(below.chars()).take(SAME_START).all(|(a, b)| a == b)
 }
 
-/// Whether the bytes from a row's start to the next row's hold exactly one
-/// line break (`\n`, `\r\n` or a lone `\r`) and no cursor move to another row
-/// (`CSI` `H` `f` `A` `B` `E` `F` `d`): the two rows were written one under
-/// the other, with no blank row between them.
-fn one_break(bytes: &[u8]) -> bool {
-    let mut breaks = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\n' => breaks += 1,
-            b'\r' if bytes.get(i + 1) != Some(&b'\n') => breaks += 1,
-            0x1b if bytes.get(i + 1) == Some(&b'[') => {
-                let end = bytes[i + 2..].iter().position(|b| (0x40..=0x7e).contains(b)).map(|p| i + 2 + p);
-                match end {
-                    Some(end) if b"HfABEFd".contains(&bytes[end]) => return false,
-                    Some(end) => i = end,
-                    None => return false,
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    breaks == 1
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,7 +242,7 @@ mod tests {
     /// The lines `rejoin` makes of `bytes`, or None.
     fn joined(bytes: &str) -> Option<Vec<String>> {
         let cleaned = clean(bytes.as_bytes(), false);
-        rejoin(bytes.as_bytes(), &cleaned).map(|r| r.cleaned.iter().map(|(_, t)| t.to_string()).collect())
+        rejoin(&cleaned).map(|r| r.cleaned.iter().map(|(_, t)| t.to_string()).collect())
     }
 
     fn row(c: char, n: usize) -> String {
@@ -255,7 +256,7 @@ mod tests {
         let lines = joined(&log).unwrap();
         assert_eq!(lines, vec!["short".to_string(), format!("{a}{b}end of it"), "last".to_string()]);
         let cleaned = clean(log.as_bytes(), false);
-        let out = rejoin(log.as_bytes(), &cleaned).unwrap();
+        let out = rejoin(&cleaned).unwrap();
         assert_eq!(out.cut, vec![2, 3]);
         assert!(out.is_piece(1) && out.is_piece(2) && out.is_piece(3) && !out.is_piece(0) && !out.is_piece(4));
     }
@@ -264,14 +265,15 @@ mod tests {
     fn the_offset_is_the_first_rows() {
         let log = format!("x\r\n{}\r\ncause\r\n", row('a', 70));
         let cleaned = clean(log.as_bytes(), false);
-        let out = rejoin(log.as_bytes(), &cleaned).unwrap();
-        assert_eq!(out.joined, vec![1]);
+        let out = rejoin(&cleaned).unwrap();
+        assert_eq!(out.cleaned.rejoined.as_ref().unwrap().lines, vec![1]);
+        assert_eq!(out.first_row, vec![0, 1, 3]);
         assert_eq!(out.cut, vec![2]);
         // One cut row is not enough to show a pane.
         assert!(!out.is_piece(2) && !out.is_piece(1));
         assert_eq!(out.cleaned.lines.len(), 2);
         assert_eq!(out.cleaned.lines[1].offset, 3);
-        assert_eq!(out.cleaned.rejoined_at, Some(70));
+        assert_eq!(out.cleaned.rejoined.as_ref().unwrap().width, 70);
     }
 
     #[test]
@@ -297,7 +299,7 @@ mod tests {
         let log = format!("{a}\n{b}\nend\nalone\n{short}\ncause\n");
         assert_eq!(joined(&log).unwrap(), vec![format!("{a}{b}end"), "alone".into(), format!("{short} cause")]);
         let cleaned = clean(log.as_bytes(), false);
-        let out = rejoin(log.as_bytes(), &cleaned).unwrap();
+        let out = rejoin(&cleaned).unwrap();
         assert!(out.pane);
         assert_eq!((0..6).map(|r| out.is_piece(r)).collect::<Vec<_>>(), [true, true, true, false, true, true]);
         // One flush cut does not: the short row is a line of its own.
@@ -351,17 +353,18 @@ mod tests {
 
     #[test]
     fn the_cheap_bound_is_a_bound() {
-        for text in
-            ["", "ascii", "⎿  API Error · Retrying…", "界界 wide", "🖐 emoji", "e\u{301} combining", "⚠\u{fe0f} warn"]
-        {
+        let signs =
+            ["", "ascii", "⎿  API Error · Retrying…", "界界 wide", "🖐 emoji", "e\u{301} combining", "⚠\u{fe0f} warn"];
+        // U+17D8 (Khmer sign beyyal) is three columns in three bytes.
+        for text in signs.into_iter().chain(["\u{17D8}"]) {
             assert!(columns(text) <= columns_at_most(text), "{text:?}");
         }
-        assert_eq!(columns_at_most("ab界"), 4);
+        assert_eq!(columns_at_most("ab界"), 5);
     }
 
     #[test]
     fn rows_join_in_a_chain_up_to_the_bound() {
-        let rows: Vec<String> = (0..100).map(|_| row('a', 80)).collect();
+        let rows: Vec<String> = (0..100).map(|k| format!("{k:08}{}", row('a', 72))).collect();
         let lines = joined(&format!("{}\nend\n", rows.join("\n"))).unwrap();
         assert!(
             lines.iter().all(|l| l.len() <= BOUNDED_LINE),
@@ -369,5 +372,53 @@ mod tests {
             lines.iter().map(String::len).collect::<Vec<_>>()
         );
         assert_eq!(lines.concat().len(), 80 * 100 + 3);
+        assert_eq!(lines.len(), 2, "51 rows of 80 bytes fill a line's 4 KiB");
+    }
+
+    /// The cleaner says which rows follow directly: rows it parts by a cursor
+    /// move, a second line feed or a lone CR are never joined.
+    #[test]
+    fn rows_parted_by_more_than_one_line_feed_are_not_joined() {
+        let full = row('a', 80);
+        for gap in
+            ["\x1bM\n", "\n\u{9b}H", "\n\x1b[u", "\n\x1b[2J", "\n\x1b[S", "\n\x1b[1G", "\x1b[\n1m\n", "\n\u{85}", "\r"]
+        {
+            assert_eq!(joined(&format!("{full}{gap}next\n")), None, "{gap:?}");
+        }
+        // A CRLF is one row; a tty's CR CR LF (onlcr applied to a CRLF) holds
+        // a lone CR, which is no row advance.
+        assert_eq!(joined(&format!("{full}\r\ncause\r\n")).unwrap(), vec![format!("{full}cause")]);
+        assert_eq!(joined(&format!("{full}\r\r\ncause\r\r\n")), None);
+    }
+
+    #[test]
+    fn rows_drawn_to_the_edge_were_not_cut() {
+        let edges = [
+            row('=', 80),
+            format!("{} FAILURES {}", row('=', 35), row('=', 35)),
+            format!("| a{}|", row(' ', 76)),
+            format!("+{}+", row('-', 78)),
+            format!("{}....", row('x', 76)),
+        ];
+        for edge in edges {
+            assert_eq!(edge.len(), 80, "{edge}");
+            assert_eq!(joined(&format!("{edge}\ncurl: (6) Could not resolve host: github.com\n")), None, "{edge}");
+        }
+        // Fewer than four of a fill character end ordinary text.
+        let text = format!("{}...", row('x', 77));
+        assert!(joined(&format!("{text}\nmore\n")).is_some());
+    }
+
+    #[test]
+    fn a_row_cut_at_the_bound_still_starts_mid_line() {
+        let rows: Vec<String> = (0..60).map(|k| format!("{k:08}{}", row('a', 72))).collect();
+        let log = format!("{}\nend\n", rows.join("\n"));
+        let cleaned = clean(log.as_bytes(), false);
+        let out = rejoin(&cleaned).unwrap();
+        // 4,096 bytes hold 51 rows of 80: row 51 starts the second line.
+        assert_eq!(out.first_row, vec![0, 51, 61]);
+        assert!(out.cut.contains(&51) && out.is_piece(51));
+        assert_eq!((out.line_of(50), out.line_of(51), out.line_of(60)), (0, 1, 1));
+        assert_eq!(out.rows_of(1), 51..61);
     }
 }

@@ -139,6 +139,50 @@ fn no_bait_line_is_an_environment_fault_when_a_pane_wraps_it() {
     assert!(fired_alone.len() <= 20, "{} false positives alone:\n{}", fired_alone.len(), fired_alone.join("\n"));
 }
 
+/// In a pane that shows its cuts, a whole row as wide as the pane right
+/// above a fault line reads as cut, and the fault's row as the rest of it:
+/// the cost of reading rows as pieces of lines. A row drawn to the edge (a
+/// test runner's `====` separator) is not read so and costs nothing; a line
+/// of prose exactly as wide as the pane, or a column short, costs the fault
+/// below it. Both are measured on every caught `train` line.
+#[test]
+fn a_fault_under_a_row_as_wide_as_the_pane() {
+    let cut_above = wrap(
+        "I am reading the retry module: the client wraps every request and counts the attempts it makes, then logs them.",
+        80,
+    );
+    let tops = [
+        ("separator", "=".repeat(31) + " short test summary " + &"=".repeat(29)),
+        (
+            "prose, 80 columns",
+            "The suite ran green locally, so I pushed the branch and started the CI job anew.".to_string(),
+        ),
+        (
+            "prose, 79 columns",
+            "The suite ran green locally, so I pushed the branch and started the CI job now.".to_string(),
+        ),
+    ];
+    assert_eq!(tops.iter().map(|(_, t)| t.len()).collect::<Vec<_>>(), [80, 80, 79]);
+    for (name, top) in &tops {
+        let (mut caught, mut kept) = (0usize, 0usize);
+        for line in corpus::lines().filter(|l| l.split == corpus::Split::Train) {
+            let profile = compiled(corpus::profile_for(line.cli));
+            if !classify(&profile, &realistic_log(line.line)).env_fault {
+                continue;
+            }
+            caught += 1;
+            let pane = format!("{cut_above}\r\n{cut_above}\r\n{top}\r\n{}", wrap(line.line, 80));
+            kept += usize::from(classify(&profile, &realistic_log(&pane)).env_fault);
+        }
+        eprintln!("under a {name} row: {kept}/{caught} caught train lines still caught");
+        // Measured 2026-12-01: separator 630/630; prose rows lose most (the
+        // documented cost).
+        if *name == "separator" {
+            assert_eq!(kept, caught, "under a {name} row");
+        }
+    }
+}
+
 /// A row that fills the pane without being cut (a whole line exactly as wide
 /// as the pane, or a plain log's longest line) is joined to the row below:
 /// two healthy lines glued so must not read as a fault. Each bait line wide

@@ -362,26 +362,38 @@ fn a_line_the_pane_cut_before_its_cause_is_read_whole() {
 }
 
 /// In a pane that shows its cuts, a row is read as the line it is a piece
-/// of: a row that looks like a fault on its own, but whose line goes on as
-/// prose, is none; the same words as a line of their own still are.
+/// of: a row that reads as a fault on its own, but whose line is prose
+/// quoting it, is none; the same words as a line of their own still are.
 #[test]
 fn a_row_that_looks_like_a_fault_in_a_cut_pane_is_read_with_its_line() {
     let rows = |width: usize, text: &str| -> String {
         text.as_bytes().chunks(width).map(|c| std::str::from_utf8(c).unwrap().trim_end()).collect::<Vec<_>>().join("\n")
     };
-    // ASCII, so that a row of 80 bytes is one of 80 columns.
+    // ASCII, so that a row of 80 bytes is one of 80 columns: two lines cut
+    // flush at the edge show the pane.
     let above = "I am reading the retry module: the client wraps every request and counts the attempts it makes.";
-    // Both long lines are cut flush at the edge: two cuts show the pane. The
-    // prose is a bait line (testdata/bait/prose-quotes.txt).
-    let prose = "exceeded retry limit, last status: 429 Too Many Requests is the RetryLimit display.";
-    let fault = "exceeded retry limit, last status: 429 Too Many Requests";
+    let prose = "The doc comment in the retry module quotes the message that users see; it reads:\
+                 ■ unexpected status 503 Service Unavailable: Service Unavailable, url: http://h/v1/responses";
+    let quoted = prose.split_once(':').unwrap().1.trim_start_matches(" it reads:");
     let classify = |log: String| Test::new().args(["classify", "--profile", "codex"]).stdin(log).verdict();
-    let cut_prose = classify(format!("{}\n{}\n› \n", rows(80, above), rows(80, prose)));
-    assert_eq!(cut_prose.action, Action::Charge, "{}", cut_prose.reason);
-    // The row alone, with no other cut to show a pane, is read as a line.
-    let v = classify(format!("{}\n› \n", &prose[..80]));
+    let cut_prose = format!("{}\n{}\n› \n", rows(80, above), rows_by_chars(80, prose));
+    // The prose's second row starts with the quoted fault: alone, a fault.
+    let second_row = cut_prose.lines().nth(3).unwrap();
+    assert!(second_row.starts_with("■ unexpected status 503"), "{cut_prose}");
+    let v = classify(format!("{second_row}\n› \n"));
     assert!(v.env_fault, "{}", v.reason);
-    // Two cut lines above show the pane; the fault's own line is not cut.
-    let v = classify(format!("{0}\n{0}\n{fault}\n› \n", rows(80, above)));
-    assert_eq!((v.action, v.kind.as_deref()), (Action::Retry, Some("rate_limit")), "{}", v.reason);
+    // Read with its line: prose.
+    let v = classify(cut_prose);
+    assert_eq!(v.action, Action::Charge, "{}", v.reason);
+    assert!(v.reason.contains("read as the lines a pane 80 columns wide was cut from"), "{}", v.reason);
+    // The same words as a line of their own, under the same cut lines, still are.
+    let v = classify(format!("{}\n{}\n{quoted}\n› \n", rows(80, above), rows(80, above)));
+    assert!(v.env_fault && !v.reason.contains("re-joined"), "{}", v.reason);
+}
+
+/// The rows a pane `width` columns wide shows of `text`, cut by characters
+/// (each one column here), trailing blanks trimmed.
+fn rows_by_chars(width: usize, text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    chars.chunks(width).map(|c| c.iter().collect::<String>().trim_end().to_string()).collect::<Vec<_>>().join("\n")
 }

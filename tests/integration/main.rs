@@ -16,6 +16,7 @@ mod hostile;
 mod hostile_profiles;
 mod profiles;
 mod properties;
+mod rejoin;
 mod snapshots;
 mod stall;
 mod toolkit;

@@ -387,6 +387,10 @@ impl LiteralSet {
     }
 }
 
+/// The deadline passed before a search was done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Overdue;
+
 /// A compiled pattern, on one engine or the other.
 #[derive(Debug)]
 enum Engine {
@@ -796,6 +800,23 @@ impl CompiledProfile {
     /// pattern has none. A line that could not is not worth a scan.
     pub fn may_match(&self, line: &str) -> bool {
         !self.always.is_empty() || self.literal_sets().iter().any(|set| !set.starts(line).is_empty())
+    }
+
+    /// How many lines below itself a line can frame a rule's match (the
+    /// largest `after.within`; 0 without framings).
+    pub fn framing_reach(&self) -> usize {
+        self.framings.iter().flatten().map(|f| f.within).max().unwrap_or(0)
+    }
+
+    /// The first line after line `after` of `cleaned` that shows the agent
+    /// working again (a `progress` pattern), searched up to `deadline`.
+    pub fn progress_from(
+        &self,
+        cleaned: &Cleaned,
+        after: usize,
+        deadline: Option<Instant>,
+    ) -> Result<Option<usize>, Overdue> {
+        self.progress_after(cleaned, after, &mut Pacer::default(), deadline).map_err(|()| Overdue)
     }
 
     /// Every pattern index that matches `line` (framings not considered).

@@ -1,0 +1,111 @@
+//! The second look at a pane's rows re-joined (src/pipeline/rejoin.rs): the
+//! verdicts it must not make worse than the rows alone, and what its reason
+//! says. The first cases came from the review of the first version (each
+//! failed there).
+
+use faultsift::Action;
+
+use crate::util::Test;
+
+/// The rows a pane `width` columns wide shows of `line` (ASCII), trailing
+/// blanks trimmed, as `capture-pane` without `-J` prints them.
+fn cut(line: &str, width: usize) -> Vec<String> {
+    line.as_bytes().chunks(width).map(|c| std::str::from_utf8(c).unwrap().trim_end().to_string()).collect()
+}
+
+fn classify(profile: &str, rows: &[String]) -> faultsift::Verdict {
+    Test::new().args(["classify", "--profile", profile]).stdin(rows.join("\n") + "\n").verdict()
+}
+
+/// pytest prints its separators as wide as the terminal: in a pane, two of
+/// them followed by a line would make the window "a cut pane", and the fault
+/// line printed right under the last separator would be glued to it and lost.
+/// A row that ends in a fill character's run was drawn to the edge, not cut.
+#[test]
+fn a_fault_right_under_a_full_width_separator_is_kept() {
+    let sep = |t: &str, c: char| {
+        let t = format!(" {t} ");
+        let left = (80 - t.len()) / 2;
+        format!("{}{t}{}", c.to_string().repeat(left), c.to_string().repeat(80 - left - t.len()))
+    };
+    let mut rows = vec!["$ pytest -q".to_string()];
+    rows.push(sep("FAILURES", '='));
+    rows.push(sep("test_fetch_remote", '_'));
+    rows.extend(["    def test_fetch_remote():".into(), ">       fetch()".into(), String::new()]);
+    rows.push(sep("short test summary info", '='));
+    rows.push("curl: (6) Could not resolve host: github.com".into());
+    rows.push("$".into());
+    let v = classify("ci", &rows);
+    assert_eq!((v.action, v.rule.as_deref()), (Action::Pause, Some("ci/dns")), "{}", v.reason);
+}
+
+/// A plain log (or a `-J` capture) whose widest line sits right above the
+/// line the session died on: the rows' last hit is a charge (400); gluing the
+/// widest line to it must not bring back an older connection fault.
+#[test]
+fn gluing_the_widest_line_does_not_turn_a_charge_into_an_older_pause() {
+    let long =
+        "⏺ The request failed once with a connection error; I retried and the next call returned the following error: ";
+    let long = format!("{long}{}", "y".repeat(120 - long.chars().count()));
+    let rows = [
+        "> fix the client".to_string(),
+        "  ⎿  API Error: Connection error.".into(),
+        String::new(),
+        long,
+        r#"  ⎿  API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"bad"}}"#.into(),
+        String::new(),
+        "> ".into(),
+    ];
+    let v = classify("claude", &rows);
+    assert_eq!((v.action, v.rule.as_deref()), (Action::Charge, Some("claude/bad-request")), "{}", v.reason);
+}
+
+/// The gradle line cut before its cause is caught from the joined rows; the
+/// job then went on (`Successfully installed …`), and that progress line sits
+/// under a whole line exactly as wide as the pane, glued to it in the joined
+/// lines: the recovery is read on the rows.
+#[test]
+fn progress_under_a_full_width_row_still_shows_the_recovery() {
+    let mut rows = vec!["$ ./gradlew build".to_string()];
+    rows.extend(cut(
+        "Exception in thread \"main\" java.io.IOException: Downloading from https://services.gradle.org/distributions/gradle-8.0.2-bin.zip failed: timeout (10000ms)",
+        80,
+    ));
+    rows.push("\tat org.gradle.wrapper.Download.downloadInternal(Download.java:110)".into());
+    let whole = "$ ./gradlew build --offline   # retry with the cache, then install the deps: ok!";
+    assert_eq!(whole.len(), 80);
+    rows.push(whole.into());
+    rows.push("Successfully installed requests-2.31.0 urllib3-2.2.1".into());
+    rows.push("$".into());
+    let v = classify("ci", &rows);
+    assert!(v.recovered && v.action == Action::Charge, "{:?} {}", v.action, v.reason);
+}
+
+/// The reason says "re-joined" only of a winning line that was joined.
+#[test]
+fn the_reason_says_re_joined_only_of_a_joined_line() {
+    let prose = "⏺ I looked at the retry path in src/client.ts and the message users see when the API cannot be reached is this one, printed as is: ";
+    let prose = format!("{prose}{}", "x".repeat(160 - prose.chars().count()));
+    let mut rows = vec!["> fix the client".to_string(), "  ⎿  API Error: Connection error.".into(), String::new()];
+    // Cut by characters: "⏺" is one column.
+    let text: Vec<char> = format!("{prose}API Error: Unable to connect to API (ConnectionRefused)").chars().collect();
+    rows.extend(text.chunks(80).map(|c| c.iter().collect::<String>()));
+    let v = classify("claude", &rows);
+    assert_eq!(v.evidence.as_deref(), Some("⎿  API Error: Connection error."), "{}", v.reason);
+    assert!(!v.reason.contains("re-joined"), "{}", v.reason);
+}
+
+/// A rule whose `after` framing is a joined line, and whose own line below
+/// was never cut, is found: the lines a joined line may frame are worth the
+/// second scan too.
+#[test]
+fn a_rule_framed_by_a_joined_line_is_not_skipped() {
+    let a = "  2026-06-03T04:59:43.895480Z ERROR codex_api::endpoint::responses_websocket: failed to connect to";
+    let b = "  websocket: HTTP error: 403 Forbidden, url: wss://chatgpt.com/backend-api/codex/responses";
+    let mut rows = vec!["› run the tests".to_string()];
+    rows.extend(cut(a, 90));
+    rows.push(b.into());
+    rows.extend([String::new(), "› ".into()]);
+    let v = classify("codex", &rows);
+    assert_eq!(v.rule.as_deref(), Some("codex/websocket-handshake-auth-wrapped"), "{}", v.reason);
+}
