@@ -55,6 +55,8 @@ DEFAULT_SCENARIOS = [s for s in SCENARIOS if s != "quota"]
 HANG_MARKS = (10, 30, 60, 90)
 CAP_S = 90
 CAP = int(os.environ.get("FAULTSIFT_HARNESS_CAP", CAP_S))  # --cap sets it for the inner process
+WIDTH_COLS = 120
+WIDTH = int(os.environ.get("FAULTSIFT_HARNESS_WIDTH", WIDTH_COLS))  # --width sets it for the inner process
 PROMPT = "Reply with one short sentence: what is 2+2?"
 
 # What an orchestrator should do, and the kind, per scenario (README explains).
@@ -528,8 +530,11 @@ def tmux(sock: str, *args, check=True, capture=False):
     return r.stdout if capture else r
 
 
-def capture(sock: str) -> str:
-    return tmux(sock, "capture-pane", "-p", "-J", "-S", "-", "-t", "h:0.0", capture=True, check=False)
+def capture(sock: str, join: bool = True) -> str:
+    """The screen with its scrollback; with join=False without `-J`: every row ends
+    with a line break, a line wider than the pane is cut into rows WIDTH wide."""
+    opts = ["-p", "-J"] if join else ["-p"]
+    return tmux(sock, "capture-pane", *opts, "-S", "-", "-t", "h:0.0", capture=True, check=False)
 
 
 def run_tui(cli, spec, scenario, root, out, versions, log):
@@ -549,9 +554,9 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
     note = {}
     t0 = time.time()
     # tmux itself is started through the guard: the server it forks runs the CLI.
-    p = launch_guard(["tmux", "-L", sock, "-f", "/dev/null", "new-session", "-d", "-s", "h", "-x", "120", "-y", "40",
-                      "sh", str(script)], env={"PATH": env["PATH"], "TERM": "xterm-256color", "HOME": str(home),
-                                                "LANG": "C.UTF-8"})
+    p = launch_guard(["tmux", "-L", sock, "-f", "/dev/null", "new-session", "-d", "-s", "h", "-x", str(WIDTH),
+                      "-y", "40", "sh", str(script)],
+                     env={"PATH": env["PATH"], "TERM": "xterm-256color", "HOME": str(home), "LANG": "C.UTF-8"})
     p.wait()
     tmux(sock, "set-option", "-g", "history-limit", "5000", check=False)
     tmux(sock, "set-option", "-g", "remain-on-exit", "on", check=False)
@@ -592,6 +597,7 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
             break
     final = capture(sock)
     (out / f"{scenario}.pane").write_text(final)
+    (out / f"{scenario}.pane-nj").write_text(capture(sock, join=False))  # the timed hang captures keep -J only
     tmux(sock, "kill-server", check=False)
     left = reap(root)
     if left:
@@ -794,7 +800,7 @@ def run_inner(args) -> int:
                         note = {"error": f"{type(e).__name__}: {e}"}
                     note = json.loads(scrub(json.dumps(note).encode(), path_subs(root)).decode())
                     print(f"    {json.dumps(note)}", flush=True)
-                    publish(staging, out, scenario, label, root)
+                    publish(staging, out, scenario, label, root, args.no_scrub)
                     # re-read: another --run may have written notes for other scenarios meanwhile
                     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
                     meta[f"{scenario}.{label}"] = note
@@ -830,17 +836,20 @@ def recut(root: Path = FIXTURES) -> None:
             f.write_bytes(new)
 
 
-def publish(staging: Path, out: Path, scenario: str, label: str, root: Path):
-    """Scrub, cut and move one run's files from staging to the fixture dir."""
+def publish(staging: Path, out: Path, scenario: str, label: str, root: Path, keep_text: bool = False):
+    """Scrub, cut and move one run's files from staging to the fixture dir
+    (keep_text: not scrubbed, for scratch runs; scrubbing changes row widths)."""
     subs = path_subs(root)
     for f in staging.glob(f"{scenario}.*"):
         name = f.name
         mine = name.startswith(f"{scenario}.{label}.") or (
-            label == "tui" and (name in (f"{scenario}.pane", f"{scenario}.raw") or ".pane.t" in name)
+            label == "tui"
+            and (name in (f"{scenario}.pane", f"{scenario}.pane-nj", f"{scenario}.raw") or ".pane.t" in name)
         )
         if not mine:
             continue
-        (out / name).write_bytes(cut_fixture(name, scrub(f.read_bytes(), subs)))
+        data = f.read_bytes()
+        (out / name).write_bytes(cut_fixture(name, data if keep_text else scrub(data, subs)))
         f.unlink()
 
 
@@ -888,7 +897,7 @@ def write_manifest(root: Path = FIXTURES) -> Path:
             else:
                 visible = "yes" if re.search(FAULT_RE[scenario], data.replace(PROMPT, "")) else "no"
                 extra = []
-            label = "tui" if form in ("pane", "raw") or form.startswith("pane.t") else form.split(".")[0]
+            label = "tui" if form in ("pane", "pane-nj", "raw") or form.startswith("pane.t") else form.split(".")[0]
             note = meta.get(f"{scenario}.{label}", {})
             if note.get("capped"):
                 extra.append(f"run capped at {note['capped']}s")
@@ -1071,6 +1080,11 @@ def main(argv=None) -> int:
     ap.add_argument("--latest", action="store_true", help="with --drift: the newest versions, not the pins")
     ap.add_argument("--keep", action="store_true", help="keep the per-run temporary directories")
     ap.add_argument("--cap", type=int, help=f"per-run time cap in seconds (default {CAP_S})")
+    ap.add_argument("--width", type=int,
+                    help=f"interactive runs: the tmux pane's width in columns (default {WIDTH_COLS})")
+    ap.add_argument("--out", help="with --run: write into this scratch directory, not testdata/clients/")
+    ap.add_argument("--no-scrub", action="store_true",
+                    help="with --out: keep the captures as printed (scrubbing paths and ports changes row widths)")
     ap.add_argument("--dest", help=argparse.SUPPRESS)
     ap.add_argument("--versions-json", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -1084,11 +1098,19 @@ def main(argv=None) -> int:
         rest += ["--mode", args.mode]
     if args.keep:
         rest += ["--keep"]
+    if args.no_scrub:
+        if not (args.out or args.dest):
+            ap.error("--no-scrub needs --out (never unscrubbed files in testdata/clients/)")
+        rest += ["--no-scrub"]
     if args.dest and not args.drift:
         rest += ["--dest", args.dest]
+    if args.out and not args.drift and not args.dest:
+        rest += ["--dest", str(Path(args.out).resolve())]
 
     if args.cap:
         os.environ["FAULTSIFT_HARNESS_CAP"] = str(args.cap)
+    if args.width:
+        os.environ["FAULTSIFT_HARNESS_WIDTH"] = str(args.width)
     if args.inner:
         return run_inner(args)
     if args.install:
