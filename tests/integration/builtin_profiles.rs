@@ -47,6 +47,34 @@ fn wrap(line: &str, width: usize) -> String {
     rows.iter().map(|(r, _)| r.trim_end_matches(' ')).collect::<Vec<_>>().join("\r\n")
 }
 
+/// `line` as a program with a TUI wraps it in a pane `width` columns wide:
+/// greedily at word boundaries, the rows that go on indented to the text
+/// after the line's leading blanks and glyphs.
+fn word_wrap(line: &str, width: usize) -> String {
+    let glyphs = ['⎿', '⏺', '●', '■', '✕', '✗', '⚠', '✻', '│', '\u{fe0f}'];
+    let lead: String = line.chars().take_while(|c| *c == ' ' || *c == '\t' || glyphs.contains(c)).collect();
+    let indent = " ".repeat(lead.chars().count());
+    let text_width = width.saturating_sub(lead.chars().count()).max(10);
+    let mut rows: Vec<String> = vec![String::new()];
+    for word in line[lead.len()..].split(' ').filter(|w| !w.is_empty()) {
+        let row = rows.last_mut().unwrap();
+        let len = row.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > text_width {
+            rows.push(word.to_string());
+        } else {
+            if len > 0 {
+                row.push(' ');
+            }
+            row.push_str(word);
+        }
+    }
+    rows.iter()
+        .enumerate()
+        .map(|(i, r)| format!("{}{r}", if i == 0 { &lead } else { &indent }))
+        .collect::<Vec<_>>()
+        .join("\r\n")
+}
+
 fn tsv(name: &str) -> Vec<Vec<String>> {
     let text = std::fs::read_to_string(testdata(&format!("corpus/{name}"))).unwrap();
     text.lines().skip(1).map(|l| l.split('\t').map(str::to_string).collect()).collect()
@@ -148,33 +176,6 @@ fn no_bait_line_is_an_environment_fault_when_a_pane_wraps_it() {
 /// columns and 273 at 60 (2026-12-01); the floors keep those from falling.
 #[test]
 fn train_lines_a_program_word_wraps_itself() {
-    let lead_len = |line: &str| {
-        let glyphs = ['⎿', '⏺', '●', '■', '✕', '✗', '⚠', '✻', '│', '\u{fe0f}'];
-        line.chars().take_while(|c| *c == ' ' || *c == '\t' || glyphs.contains(c)).count()
-    };
-    let word_wrap = |line: &str, width: usize| -> String {
-        let lead: String = line.chars().take(lead_len(line)).collect();
-        let indent = " ".repeat(lead.chars().count());
-        let text_width = width.saturating_sub(lead.chars().count()).max(10);
-        let mut rows: Vec<String> = vec![String::new()];
-        for word in line.chars().skip(lead.chars().count()).collect::<String>().split(' ').filter(|w| !w.is_empty()) {
-            let row = rows.last_mut().unwrap();
-            let len = row.chars().count();
-            if len > 0 && len + 1 + word.chars().count() > text_width {
-                rows.push(word.to_string());
-            } else {
-                if len > 0 {
-                    row.push(' ');
-                }
-                row.push_str(word);
-            }
-        }
-        rows.iter()
-            .enumerate()
-            .map(|(i, r)| format!("{}{r}", if i == 0 { &lead } else { &indent }))
-            .collect::<Vec<_>>()
-            .join("\r\n")
-    };
     let agents: Vec<_> =
         corpus::lines().filter(|l| l.split == corpus::Split::Train && corpus::profile_for(l.cli) != "ci").collect();
     let mut caught = 0;
@@ -464,4 +465,43 @@ fn caught_train_lines_are_still_caught_when_the_pane_wraps_them() {
         let floor = if width == 80 { 0.98 } else { 0.99 };
         assert!(share >= floor, "width {width}: {kept}/{caught} kept; lost:\n{}", lost.join("\n"));
     }
+}
+
+/// The precision side of a program's own word wrap: a healthy line (bait)
+/// wrapped so may put fault words at the start of a row. Measured, not
+/// solved: 353 of 152,440 tries fire at 80 and 60 columns (2026-12-01),
+/// mostly `litellm.…Error:` rows under the aider and OpenHands profiles and
+/// `…Exception - ` rows under opencode. The bait is pessimistic here: most of
+/// it (grep output, logs, test fixtures) is text a TUI does not word-wrap but
+/// tmux cuts, which the re-join reads whole. The ceiling keeps it from
+/// growing.
+#[test]
+fn bait_a_program_word_wraps_itself() {
+    let bait: Vec<_> = faultsift::commands::bait::lines().collect();
+    let mut fired = Vec::new();
+    let mut tried = 0;
+    for p in &pane_profiles() {
+        for b in &bait {
+            for width in [80, 60] {
+                if unicode_width::UnicodeWidthStr::width(b.text) <= width {
+                    continue;
+                }
+                tried += 1;
+                let v = classify(p, &realistic_log(&word_wrap(b.text, width)));
+                if v.env_fault {
+                    fired.push(format!(
+                        "{} {width} {:?} at {}:{}: {}",
+                        p.profile().unwrap().name,
+                        v.rule,
+                        b.file,
+                        b.line,
+                        b.text
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!("{tried} word-wrapped bait lines tried, {} fired", fired.len());
+    assert!(tried >= 10_000);
+    assert!(fired.len() <= 353, "{} fired:\n{}", fired.len(), fired.join("\n"));
 }
