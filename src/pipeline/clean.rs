@@ -17,7 +17,9 @@ pub struct Line {
     pub start: usize,
     /// End (exclusive) of the line's text in [`Cleaned::text`].
     pub end: usize,
-    /// The line began on the row right below the previous kept line: one
+    /// The line began on the row right below the previous kept line (never
+    /// for the window's first line; the straddle guard may drop that line,
+    /// leaving the next one's flag about a line no longer kept): one
     /// `\n` or `\r\n` after it, with no other break (a lone `\r`, a blank
     /// row dropped) and no cursor move between. Only such a line can be the
     /// rest of a row a pane cut at its width ([`crate::pipeline::rejoin`]).

@@ -208,7 +208,10 @@ pub fn decide(
                 _ if recovered => format!(
                     "recovered: the session got past an environment fault ({}) and went on working from offset {}, so it is not what the session died of: {ev}",
                     rule.kind,
-                    scan.progress.map(&offset_of).unwrap_or_default()
+                    match scan.progress_offset {
+                        Some(at) => window.start + at as u64,
+                        None => scan.progress.map(&offset_of).unwrap_or_default(),
+                    }
                 ),
                 Action::Charge => format!("the work failed ({}): {ev}", rule.kind),
                 _ => match subject.status {

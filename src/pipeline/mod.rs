@@ -273,7 +273,8 @@ fn scan_window(
 ///
 /// Either way a fault from the joined lines is recovered from by a `progress`
 /// row after its rows, as read on the rows (a progress row right under a
-/// whole row as wide as the pane is glued to it in the joined lines). A
+/// whole row as wide as the pane is glued to it in the joined lines), or by
+/// a progress line of the joined lines when no row shows one. A
 /// second scan that runs out of time declines the classification, as the
 /// first would have.
 fn second_look(compiled: &CompiledProfile, rows: Cleaned, scan: Scan, deadline: Option<Instant>) -> (Cleaned, Scan) {
@@ -299,10 +300,14 @@ fn second_look(compiled: &CompiledProfile, rows: Cleaned, scan: Scan, deadline: 
                 return (rows, scan);
             }
             let again = compiled.scan(joined, deadline);
-            // What the join newly shows: the rows had no hit from there on.
-            let newly = again
-                .last
-                .filter(|hit| faulted(&again) && last.is_none_or(|l| rejoined.rows_of(hit.line).end > l.line + 1));
+            // What the join newly shows: a fault whose match ends on a row
+            // after the rows' last hit (not one read in a line glued above
+            // the charge the session died on).
+            let newly = again.last.filter(|hit| {
+                let text = joined.line_text(&joined.lines[hit.line]);
+                let end = hit.pattern.and_then(|p| compiled.find(p, text)).map_or(text.len(), |f| f.end);
+                faulted(&again) && last.is_none_or(|l| rejoined.row_at(hit.line, end.saturating_sub(1)) > l.line)
+            });
             if newly.is_none() && !again.timed_out {
                 return (rows, scan);
             }
@@ -317,8 +322,12 @@ fn second_look(compiled: &CompiledProfile, rows: Cleaned, scan: Scan, deadline: 
     if let Some(hit) = again.last.filter(|_| faulted(&again)) {
         let after = rejoined.rows_of(hit.line).end - 1;
         match compiled.progress_from(&rows, after, deadline) {
-            Ok(Some(row)) => again.progress = Some(rejoined.line_of(row).max(hit.line + 1)),
-            Ok(None) => again.progress = None,
+            Ok(Some(row)) => {
+                again.progress = Some(rejoined.line_of(row).max(hit.line + 1));
+                again.progress_offset = Some(rows.lines[row].offset);
+            }
+            // The joined lines' own progress, if any, stands.
+            Ok(None) => {}
             Err(matcher::Overdue) => again.timed_out = true,
         }
     }

@@ -40,6 +40,8 @@ pub struct Rejoined {
     /// The indices, among the rows, of those that start mid-line: joined to
     /// the row above, or cut from it where a joined line reached its bound.
     pub cut: Vec<usize>,
+    /// For each row, where its text starts in the joined lines' text.
+    pub row_start: Vec<usize>,
     /// The window showed itself a pane captured without `-J`: it holds at
     /// least [`PANE_CUTS`] rows that fill it to the last column, each followed
     /// directly by another. Only then is a row one column short taken as cut
@@ -64,6 +66,13 @@ impl Rejoined {
     /// The rows line `line` was joined from.
     pub fn rows_of(&self, line: usize) -> std::ops::Range<usize> {
         self.first_row[line]..self.first_row[line + 1]
+    }
+
+    /// The row that holds byte `at` of line `line`'s text (a position in
+    /// the joined line, as a match's span gives it).
+    pub fn row_at(&self, line: usize, at: usize) -> usize {
+        let pos = self.cleaned.lines[line].start + at;
+        self.row_start.partition_point(|&start| start <= pos).saturating_sub(1)
     }
 }
 
@@ -104,9 +113,11 @@ pub fn rejoin(cleaned: &Cleaned) -> Option<Rejoined> {
         rejoined: None,
     };
     let (mut joined, mut cut, mut first_row) = (Vec::new(), Vec::new(), Vec::with_capacity(lines.len() + 1));
+    let mut row_start = Vec::with_capacity(lines.len());
     let mut i = 0;
     while i < lines.len() {
         let (start, top) = (out.text.len(), i);
+        row_start.push(out.text.len());
         out.text.push_str(cleaned.line_text(&lines[i]));
         while let Some(joint) = cut_at(i) {
             i += 1;
@@ -117,9 +128,11 @@ pub fn rejoin(cleaned: &Cleaned) -> Option<Rejoined> {
                 break;
             }
             out.text.push_str(joint);
+            row_start.push(out.text.len());
             out.text.push_str(cleaned.line_text(&lines[i]));
         }
-        if i > top {
+        // A line that starts with a row cut from the one above is a piece too.
+        if i > top || cut.binary_search(&top).is_ok() {
             joined.push(out.lines.len());
         }
         first_row.push(top);
@@ -129,7 +142,7 @@ pub fn rejoin(cleaned: &Cleaned) -> Option<Rejoined> {
     }
     first_row.push(lines.len());
     out.rejoined = Some(Joins { width, lines: joined });
-    Some(Rejoined { cleaned: out, first_row, cut, pane })
+    Some(Rejoined { cleaned: out, first_row, cut, row_start, pane })
 }
 
 fn text_len(line: &Line) -> usize {
@@ -228,9 +241,19 @@ fn ends_as_border(row: &str) -> bool {
 /// of one kind (a repeated line, two log records with the same date).
 const SAME_START: usize = 8;
 
-/// Whether `below` starts as `row` does: a line printed again, or the next
-/// record of a log whose lines all start alike, not the rest of `row`.
+/// Whether `below` starts a line of its own rather than going on from
+/// `row`: it starts as `row` does (a line printed again, the next record of a
+/// log whose lines all start alike), or, after its blanks, with a glyph a
+/// program puts at the start of its lines (`⎿`, `●`, `✗`, a prompt's `❯`, a
+/// box's side), which a cut lands right before only by chance.
 fn same_start(row: &str, below: &str) -> bool {
+    const GLYPHS: &[char] = &[
+        '⎿', '⏺', '●', '■', '✕', '✗', '✘', '×', '⚠', '✻', '✶', '✳', '✢', '❯', '›', '▸', '▶', '•', '◆', '◇', '✓', '✔',
+        '╭', '╰', '│', '┃',
+    ];
+    if below.trim_start().starts_with(GLYPHS) {
+        return true;
+    }
     below.chars().nth(SAME_START - 1).is_some() && row.chars().zip(below.chars()).take(SAME_START).all(|(a, b)| a == b)
 }
 
@@ -317,6 +340,9 @@ mod tests {
         // Log records that start with the date.
         let record = |m: &str| format!("2026-12-01T05:16:19Z {m:.<59}");
         assert_eq!(joined(&format!("{}\n{}\n", record("a"), record("b"))), None);
+        // A row that starts with a program's glyph starts a line.
+        let fault = format!("  ⎿  Can't reach the API server {}", row('x', 49));
+        assert_eq!(joined(&format!("{fault}\n  ⎿  Interrupted · What should Claude do instead?\n")), None);
     }
 
     #[test]

@@ -163,8 +163,8 @@ fn no_bait_line_is_an_environment_fault_when_a_pane_wraps_it() {
     eprintln!("{tried} wrapped bait lines tried; alone in the pane, {} fired", fired_alone.len());
     assert!(tried >= 10_000, "wrapped bait tried: {tried}");
     assert!(fired.is_empty(), "{} false positives:\n{}", fired.len(), fired.join("\n"));
-    // 20 of 96,770 when measured (2026-12-01).
-    assert!(fired_alone.len() <= 20, "{} false positives alone:\n{}", fired_alone.len(), fired_alone.join("\n"));
+    // 17 of 96,770 when measured (2026-12-01).
+    assert!(fired_alone.len() <= 17, "{} false positives alone:\n{}", fired_alone.len(), fired_alone.join("\n"));
 }
 
 /// Programs with a TUI (Claude Code, Codex, Gemini CLI, Copilot CLI, …) wrap
@@ -230,10 +230,13 @@ fn a_fault_under_a_row_as_wide_as_the_pane() {
             kept += usize::from(classify(&profile, &realistic_log(&pane)).env_fault);
         }
         eprintln!("under a {name} row: {kept}/{caught} caught train lines still caught");
-        // Measured 2026-12-01: separator 630/630; prose rows lose most (the
-        // documented cost).
+        // Measured 2026-12-01: separator 630/630; under a prose row 156/630
+        // (the documented cost: fault lines led by a program's glyph start a
+        // line of their own and are kept).
         if *name == "separator" {
             assert_eq!(kept, caught, "under a {name} row");
+        } else {
+            assert!(kept >= 156, "under a {name} row: {kept}/{caught}");
         }
     }
 }
@@ -469,7 +472,7 @@ fn caught_train_lines_are_still_caught_when_the_pane_wraps_them() {
 
 /// The precision side of a program's own word wrap: a healthy line (bait)
 /// wrapped so may put fault words at the start of a row. Measured, not
-/// solved: 353 of 152,440 tries fire at 80 and 60 columns (2026-12-01),
+/// solved: 353 of 152,470 tries fire at 80 and 60 columns (2026-12-01),
 /// mostly `litellm.…Error:` rows under the aider and OpenHands profiles and
 /// `…Exception - ` rows under opencode. The bait is pessimistic here: most of
 /// it (grep output, logs, test fixtures) is text a TUI does not word-wrap but

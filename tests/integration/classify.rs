@@ -373,13 +373,13 @@ fn a_row_that_looks_like_a_fault_in_a_cut_pane_is_read_with_its_line() {
     // flush at the edge show the pane.
     let above = "I am reading the retry module: the client wraps every request and counts the attempts it makes.";
     let prose = "The doc comment in the retry module quotes the message that users see; it reads:\
-                 ■ unexpected status 503 Service Unavailable: Service Unavailable, url: http://h/v1/responses";
+                 unexpected status 503 Service Unavailable: Service Unavailable, url: http://h/v1/responses";
     let quoted = prose.split_once(':').unwrap().1.trim_start_matches(" it reads:");
     let classify = |log: String| Test::new().args(["classify", "--profile", "codex"]).stdin(log).verdict();
     let cut_prose = format!("{}\n{}\n› \n", rows(80, above), rows_by_chars(80, prose));
     // The prose's second row starts with the quoted fault: alone, a fault.
     let second_row = cut_prose.lines().nth(3).unwrap();
-    assert!(second_row.starts_with("■ unexpected status 503"), "{cut_prose}");
+    assert!(second_row.starts_with("unexpected status 503"), "{cut_prose}");
     let v = classify(format!("{second_row}\n› \n"));
     assert!(v.env_fault, "{}", v.reason);
     // Read with its line: prose.

@@ -79,6 +79,10 @@ fn progress_under_a_full_width_row_still_shows_the_recovery() {
     rows.push("$".into());
     let v = classify("ci", &rows);
     assert!(v.recovered && v.action == Action::Charge, "{:?} {}", v.action, v.reason);
+    // The reason names the progress row's own offset, not its joined line's.
+    let log = rows.join("\n") + "\n";
+    let at = log.find("Successfully installed").unwrap();
+    assert!(v.reason.contains(&format!("went on working from offset {at},")), "{at}: {}", v.reason);
 }
 
 /// The reason says "re-joined" only of a winning line that was joined.
@@ -108,4 +112,54 @@ fn a_rule_framed_by_a_joined_line_is_not_skipped() {
     rows.extend([String::new(), "› ".into()]);
     let v = classify("codex", &rows);
     assert_eq!(v.rule.as_deref(), Some("codex/websocket-handshake-auth-wrapped"), "{}", v.reason);
+}
+
+// From the second review (each failed on its version).
+
+/// `cut` by characters (every character here one column wide).
+fn cut_chars(line: &str, width: usize) -> Vec<String> {
+    let chars: Vec<char> = line.chars().collect();
+    chars.chunks(width).map(|c| c.iter().collect::<String>().trim_end().to_string()).collect()
+}
+
+/// Route (a): the rows' last hit is a charge on the first row of a cut line
+/// (X1, X2); a whole fault line exactly as wide as the pane sits right above.
+/// Gluing it onto the charge must not bring the older fault back: the joined
+/// line's match ends on the glued line, not past the charge.
+#[test]
+fn gluing_onto_a_cut_charge_does_not_bring_back_an_older_fault() {
+    let w = "  ⎿  Credit balance too low · Add funds: https://platform.claude.com/settings/bi";
+    assert_eq!(w.chars().count(), 80);
+    let x = r#"  ⎿  API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.3: tool_use ids were found without tool_result blocks immediately after"}}"#;
+    let mut rows = vec!["> fix the client".to_string(), w.into()];
+    rows.extend(cut_chars(x, 80));
+    rows.extend([String::new(), "> ".into()]);
+    let v = classify("claude", &rows);
+    assert_eq!((v.action, v.rule.as_deref()), (Action::Charge, Some("claude/bad-request")), "{}", v.reason);
+}
+
+/// Route (b): a fault line exactly as wide as the pane (or one column less),
+/// followed directly by the next line, in a pane that shows its cuts: a next
+/// line that starts with a program's glyph (`⎿`) starts a line of its own, so
+/// the fault line is no piece and stands.
+#[test]
+fn a_fault_line_as_wide_as_the_pane_then_a_glyph_line_is_not_lost() {
+    let long = "  Bash(curl -sS https://api.example.com/v1/items?page=2 | jq '.items[] | select(.state == \"open\") | .id' | xargs -n1 ./scripts/close-item.sh --dry-run --verbose --log-file /tmp/close.log)";
+    for f in [
+        "  ⎿  Can't reach the API server (api.anthropi) … · retrying in 8s · attempt 3/10",
+        "  ⎿  Can't reach the API server (api.anthrop) … · retrying in 8s · attempt 3/10",
+    ] {
+        assert!(matches!(f.chars().count(), 79 | 80));
+        let mut rows = vec!["> close the open items".to_string()];
+        rows.extend(cut(long, 80));
+        rows.extend(["  ⎿  (no output)".into(), String::new(), f.into()]);
+        rows.extend(["  ⎿  Interrupted · What should Claude do instead?".into(), String::new(), "> ".into()]);
+        let v = classify("claude", &rows);
+        assert_eq!(
+            (v.action, v.rule.as_deref()),
+            (Action::Pause, Some("claude/unable-to-connect")),
+            "{f}: {}",
+            v.reason
+        );
+    }
 }

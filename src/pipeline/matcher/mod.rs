@@ -487,6 +487,10 @@ pub struct Scan {
     /// `progress_records` (and no rule). The session then recovered if it
     /// comes after the winner.
     pub progress: Option<usize>,
+    /// Where, relative to the window, the progress line starts when that is
+    /// not the start of line [`Scan::progress`]: a row glued inside a line
+    /// joined from a pane's rows (`crate::pipeline::rejoin`).
+    pub progress_offset: Option<usize>,
     /// The last line hit by a `fallback` rule, while no other rule has hit:
     /// it becomes [`Scan::last`] when the scan ends with no other hit.
     fallback: Option<LineHit>,
