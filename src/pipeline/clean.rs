@@ -279,7 +279,13 @@ impl Cleaner {
         let end = if self.sink.in_string {
             rest.get(1..).and_then(|r| memchr::memchr2(0x1B, b'\n', r)).map_or(rest.len(), |j| j + 1)
         } else {
-            rest.len()
+            // Up to the next line break or ESC, and at most 64 bytes (so that
+            // a storm of sequences is not searched again and again): a
+            // sequence `vte` ends without a callback (an ignored CSI such as
+            // `ESC [ SP 1 m`) would otherwise go on to print the text after
+            // it, line breaks and all, in one call, and glue its lines.
+            let ahead = &rest[1.min(rest.len())..rest.len().min(64)];
+            memchr::memchr3(b'\n', b'\r', 0x1B, ahead).map_or(1 + ahead.len(), |j| j + 1).min(rest.len())
         };
         let n = self.parser.advance_until_terminated(&mut self.sink, &rest[..end]).max(1);
         // `vte` can leave a sequence without a callback (an ignored CSI) and
@@ -817,6 +823,14 @@ mod tests {
     #[test]
     fn can_aborts_a_sequence() {
         assert_eq!(lines(b"a\x1b[12\x18b"), ["ab"]);
+    }
+
+    #[test]
+    fn text_after_an_ignored_csi_keeps_its_line_breaks() {
+        let got = lines(b"x\x1b[ 1mr1\nr2\n\nr3\rr4\nr5\x1b[0m\nlast\n");
+        assert_eq!(got, ["xr1", "r2", "r3", "r4", "r5", "last"]);
+        let c = clean(b"x\x1b[ 1mr1\nr2\n\nr3\n", false);
+        assert_eq!(c.lines.iter().map(|l| l.follows).collect::<Vec<_>>(), [false, true, false]);
     }
 
     #[test]
