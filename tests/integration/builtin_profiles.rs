@@ -75,6 +75,27 @@ fn word_wrap(line: &str, width: usize) -> String {
         .join("\r\n")
 }
 
+/// Each bait line wider than a width of `widths`, made into a log by `log`
+/// (the line, the width) and classified with every pane-capture profile:
+/// how many tries, and those that were an environment fault.
+fn bait_fired(widths: &[usize], log: impl Fn(&str, usize) -> String) -> (usize, Vec<String>) {
+    let bait: Vec<_> = faultsift::commands::bait::lines().collect();
+    let (mut tried, mut fired) = (0, Vec::new());
+    for p in &pane_profiles() {
+        for b in &bait {
+            for &width in widths.iter().filter(|&&w| unicode_width::UnicodeWidthStr::width(b.text) > w) {
+                tried += 1;
+                let v = classify(p, &realistic_log(&log(b.text, width)));
+                if v.env_fault {
+                    let name = &p.profile().unwrap().name;
+                    fired.push(format!("{name} {width} {:?} at {}:{}: {}", v.rule, b.file, b.line, b.text));
+                }
+            }
+        }
+    }
+    (tried, fired)
+}
+
 fn tsv(name: &str) -> Vec<Vec<String>> {
     let text = std::fs::read_to_string(testdata(&format!("corpus/{name}"))).unwrap();
     text.lines().skip(1).map(|l| l.split('\t').map(str::to_string).collect()).collect()
@@ -130,36 +151,12 @@ fn no_bait_line_is_an_environment_fault() {
 /// (measured here, and bounded; `capture-pane -J` avoids it).
 #[test]
 fn no_bait_line_is_an_environment_fault_when_a_pane_wraps_it() {
-    let bait: Vec<_> = faultsift::commands::bait::lines().collect();
     let above = "⏺ I read the build script, the workflow file and the lockfile; the failing step runs the \
                  integration suite against the staging database, so I will rerun it locally with the same \
                  environment variables and compare the two outputs line by line before changing anything.";
-    let (mut fired, mut fired_alone) = (Vec::new(), Vec::new());
-    let mut tried = 0;
-    for p in &pane_profiles() {
-        for b in &bait {
-            for width in [80, 120] {
-                if unicode_width::UnicodeWidthStr::width(b.text) <= width {
-                    continue;
-                }
-                tried += 1;
-                let shown = format!("{}\r\n{}", wrap(above, width), wrap(b.text, width));
-                for (log, out) in [(shown, &mut fired), (wrap(b.text, width), &mut fired_alone)] {
-                    let v = classify(p, &realistic_log(&log));
-                    if v.env_fault {
-                        out.push(format!(
-                            "{} {width} {:?} at {}:{}: {}",
-                            p.profile().unwrap().name,
-                            v.rule,
-                            b.file,
-                            b.line,
-                            b.text
-                        ));
-                    }
-                }
-            }
-        }
-    }
+    let (tried, fired) =
+        bait_fired(&[80, 120], |text, width| format!("{}\r\n{}", wrap(above, width), wrap(text, width)));
+    let (_, fired_alone) = bait_fired(&[80, 120], wrap);
     eprintln!("{tried} wrapped bait lines tried; alone in the pane, {} fired", fired_alone.len());
     assert!(tried >= 10_000, "wrapped bait tried: {tried}");
     assert!(fired.is_empty(), "{} false positives:\n{}", fired.len(), fired.join("\n"));
@@ -480,30 +477,7 @@ fn caught_train_lines_are_still_caught_when_the_pane_wraps_them() {
 /// growing.
 #[test]
 fn bait_a_program_word_wraps_itself() {
-    let bait: Vec<_> = faultsift::commands::bait::lines().collect();
-    let mut fired = Vec::new();
-    let mut tried = 0;
-    for p in &pane_profiles() {
-        for b in &bait {
-            for width in [80, 60] {
-                if unicode_width::UnicodeWidthStr::width(b.text) <= width {
-                    continue;
-                }
-                tried += 1;
-                let v = classify(p, &realistic_log(&word_wrap(b.text, width)));
-                if v.env_fault {
-                    fired.push(format!(
-                        "{} {width} {:?} at {}:{}: {}",
-                        p.profile().unwrap().name,
-                        v.rule,
-                        b.file,
-                        b.line,
-                        b.text
-                    ));
-                }
-            }
-        }
-    }
+    let (tried, fired) = bait_fired(&[80, 60], word_wrap);
     eprintln!("{tried} word-wrapped bait lines tried, {} fired", fired.len());
     assert!(tried >= 10_000);
     assert!(fired.len() <= 353, "{} fired:\n{}", fired.len(), fired.join("\n"));
