@@ -23,6 +23,7 @@ pub mod hints;
 pub mod matcher;
 pub mod records;
 pub mod rejoin;
+pub mod stamp;
 pub mod window;
 
 use std::time::{Duration, Instant};

@@ -21,6 +21,7 @@ use serde_json::Value;
 use crate::error::{ProfileError, RuleError};
 use crate::pipeline::clean::{Cleaned, clean_line};
 use crate::pipeline::records::{self, Records};
+use crate::pipeline::stamp;
 use crate::profile::Profile;
 use crate::profile::builtin::LiteForm;
 use crate::profile::record::{Condition, Scalar};
@@ -207,7 +208,7 @@ impl Framing {
         cleaned.lines[line.saturating_sub(self.within)..line].iter().rev().any(|l| {
             let text = cleaned.line_text(l);
             searched.set(searched.get() + text.len());
-            re.is_match(text)
+            re.is_match(text) || stamp::strip(text).is_some_and(|rest| re.is_match(rest))
         })
     }
 }
@@ -261,7 +262,7 @@ impl Progress {
                 .build()
                 .ok()
         });
-        set.as_ref().is_some_and(|s| s.is_match(line))
+        set.as_ref().is_some_and(|s| s.is_match(line) || stamp::strip(line).is_some_and(|rest| s.is_match(rest)))
     }
 }
 
@@ -725,8 +726,14 @@ impl CompiledProfile {
         }
     }
 
+    /// Whether pattern `pattern` matches `line`, as it is or, when a CI host
+    /// stamped it, after the stamp ([`stamp`]).
     fn is_match(&self, pattern: usize, line: &str) -> bool {
-        self.holds_also(pattern, line) && self.regex(pattern, line).is_some_and(|re| re.is_match(line))
+        self.matches_text(pattern, line) || stamp::strip(line).is_some_and(|rest| self.matches_text(pattern, rest))
+    }
+
+    fn matches_text(&self, pattern: usize, text: &str) -> bool {
+        self.holds_also(pattern, text) && self.regex(pattern, text).is_some_and(|re| re.is_match(text))
     }
 
     /// Whether `line` holds a string of each of the pattern's other literal
@@ -852,9 +859,16 @@ impl CompiledProfile {
         Ok(None)
     }
 
-    /// The span and named groups of pattern `pattern` in `line`.
+    /// The span (in `line`) and named groups of pattern `pattern` in `line`,
+    /// as it is or after a CI host's stamp.
     pub fn find(&self, pattern: usize, line: &str) -> Option<Found> {
-        self.regex(pattern, line)?.find(line)
+        if let Some(found) = self.regex(pattern, line).and_then(|re| re.find(line)) {
+            return Some(found);
+        }
+        let n = stamp::len(line);
+        let rest = line.get(n..).filter(|_| n > 0)?;
+        let found = self.regex(pattern, rest)?.find(rest)?;
+        Some(Found { start: found.start + n, end: found.end + n, ..found })
     }
 
     /// Whether scanning `cleaned` keeps to its deadline without a watchdog:
