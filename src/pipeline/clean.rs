@@ -47,6 +47,9 @@ pub struct Joins {
     pub width: usize,
     /// The indices of the lines joined from two rows or more, ascending.
     pub lines: Vec<usize>,
+    /// Those of them joined only where the program wrapped its own line
+    /// (no row of theirs was cut by the pane), ascending.
+    pub wrapped: Vec<usize>,
 }
 
 impl Joins {

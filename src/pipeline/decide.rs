@@ -164,9 +164,11 @@ pub fn decide(
             let what = match body {
                 _ if window.bytes.is_empty() => "the window is empty".to_string(),
                 Body::Text(Cleaned { rejoined: Some(joins), .. }) => format!(
-                    "no rule matched the last {} bytes, read as the lines a pane {} columns wide was cut from",
+                    "no rule matched the last {} bytes, read as the lines {} {} columns wide{}",
                     window.bytes.len(),
-                    joins.width
+                    if joins.wrapped.len() == joins.lines.len() { "a program wrapped in a pane" } else { "a pane" },
+                    joins.width,
+                    if joins.wrapped.len() == joins.lines.len() { "" } else { " was cut from" },
                 ),
                 Body::Text(_) => format!("no rule matched the last {} bytes", window.bytes.len()),
                 Body::Records(r) => format!(
@@ -222,6 +224,9 @@ pub fn decide(
             // Evidence joined from a pane's rows says so: it is not one line
             // of the capture as the caller will find it there.
             let reason = match body {
+                Body::Text(Cleaned { rejoined: Some(joins), .. }) if joins.wrapped.binary_search(&hit.line).is_ok() => {
+                    format!("{reason} (a line the program wrapped in a pane {} columns wide, re-joined)", joins.width)
+                }
                 Body::Text(Cleaned { rejoined: Some(joins), .. }) if joins.joined(hit.line) => {
                     format!("{reason} (a line the pane cut into rows {} columns wide, re-joined)", joins.width)
                 }

@@ -12,6 +12,14 @@
 //! joined line then starts with it, and the rules anchor the start, so a fault
 //! on the row below is not seen in the joined lines (see
 //! `crate::pipeline`'s second look for where that matters).
+//!
+//! A program with a TUI wraps its own lines instead, at a blank before the
+//! edge, and indents the rows that go on to the column where the line's text
+//! started (after its blanks and glyph). A row is taken to go on in the row
+//! below when that row is indented so (by at least one column, and starts
+//! with no glyph) and its first word would not have fitted on the row above
+//! within the pane ([`word_wraps`]); the rows are joined with one blank, the
+//! indent dropped.
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
@@ -47,6 +55,10 @@ pub struct Rejoined {
     /// directly by another. Only then is a row one column short taken as cut
     /// after a blank, and a row's start as no line's start.
     pub pane: bool,
+    /// The indices, among the rows, of those that go on a line the program
+    /// wrapped itself ([`word_wraps`]): joined to the row above, their
+    /// start is no line's start.
+    pub wrapped: Vec<usize>,
 }
 
 impl Rejoined {
@@ -54,8 +66,13 @@ impl Rejoined {
     /// line the pane cut, in a window that showed itself a cut pane: it goes
     /// on from the row above (its start is no line's start) or into the row
     /// below (its end is no line's end).
+    ///
+    /// A row that goes on a line the program wrapped is a piece in any
+    /// window; the row that starts such a line is not, as its start is the
+    /// line's, and a rule that reads it may end where the program wrapped.
     pub fn is_piece(&self, row: usize) -> bool {
-        self.pane && (self.cut.binary_search(&row).is_ok() || self.cut.binary_search(&(row + 1)).is_ok())
+        self.wrapped.binary_search(&row).is_ok()
+            || self.pane && (self.cut.binary_search(&row).is_ok() || self.cut.binary_search(&(row + 1)).is_ok())
     }
 
     /// The index of the line that holds row `row`.
@@ -83,10 +100,13 @@ impl Rejoined {
 pub fn rejoin(cleaned: &Cleaned) -> Option<Rejoined> {
     let lines = &cleaned.lines;
     let width = pane_width(cleaned)?;
+    // A row the program wrapped may fill the pane too (it is the widest):
+    // its row below, indented to its text, reads as the wrap, not a cut.
+    let wraps = word_wraps(cleaned, width);
     // The rows that may go on in the row below, with how, in one pass: a row
     // shorter in bytes than the pane less a column is passed over at once.
     let candidates: Vec<(usize, Joint)> = (0..lines.len().saturating_sub(1))
-        .filter(|&i| text_len(&lines[i]) + 1 >= width && lines[i + 1].follows)
+        .filter(|&i| text_len(&lines[i]) + 1 >= width && lines[i + 1].follows && wraps.binary_search(&i).is_err())
         .filter_map(|i| {
             let (row, below) = (cleaned.line_text(&lines[i]), cleaned.line_text(&lines[i + 1]));
             let joint = cut_joint(row, below, width)?;
@@ -102,10 +122,15 @@ pub fn rejoin(cleaned: &Cleaned) -> Option<Rejoined> {
             Joint::Blank => pane.then_some((i, " ")),
         })
         .collect();
-    if cuts.is_empty() {
+    if cuts.is_empty() && wraps.is_empty() {
         return None;
     }
-    let cut_at = |i: usize| cuts.binary_search_by_key(&i, |&(at, _)| at).ok().map(|k| cuts[k].1);
+    // How row `i` goes on in the row below, if it does: the joint, and
+    // whether the row below loses its indent (a program's own wrap).
+    let cut_at = |i: usize| match cuts.binary_search_by_key(&i, |&(at, _)| at) {
+        Ok(k) => Some((cuts[k].1, false)),
+        Err(_) => wraps.binary_search(&i).is_ok().then_some((" ", true)),
+    };
 
     let mut out = Cleaned {
         text: String::with_capacity(cleaned.text.len() + cuts.len()),
@@ -113,26 +138,38 @@ pub fn rejoin(cleaned: &Cleaned) -> Option<Rejoined> {
         rejoined: None,
     };
     let (mut joined, mut cut, mut first_row) = (Vec::new(), Vec::new(), Vec::with_capacity(lines.len() + 1));
+    let (mut wrapped, mut wrapped_lines) = (Vec::new(), Vec::new());
     let mut row_start = Vec::with_capacity(lines.len());
     let mut i = 0;
     while i < lines.len() {
         let (start, top) = (out.text.len(), i);
         row_start.push(out.text.len());
         out.text.push_str(cleaned.line_text(&lines[i]));
-        while let Some(joint) = cut_at(i) {
+        let mut by_cut = cut.binary_search(&top).is_ok();
+        while let Some((joint, unindent)) = cut_at(i) {
             i += 1;
-            cut.push(i);
-            if out.text.len() - start + joint.len() + text_len(&lines[i]) > BOUNDED_LINE {
+            if unindent {
+                wrapped.push(i)
+            } else {
+                cut.push(i);
+                by_cut = true;
+            }
+            let text = cleaned.line_text(&lines[i]);
+            let text = if unindent { text.trim_start_matches(' ') } else { text };
+            if out.text.len() - start + joint.len() + text.len() > BOUNDED_LINE {
                 // The row starts the next line, mid-line all the same.
                 i -= 1;
                 break;
             }
             out.text.push_str(joint);
             row_start.push(out.text.len());
-            out.text.push_str(cleaned.line_text(&lines[i]));
+            out.text.push_str(text);
         }
         // A line that starts with a row cut from the one above is a piece too.
-        if i > top || cut.binary_search(&top).is_ok() {
+        if i > top || cut.binary_search(&top).is_ok() || wrapped.binary_search(&top).is_ok() {
+            if !by_cut {
+                wrapped_lines.push(out.lines.len());
+            }
             joined.push(out.lines.len());
         }
         first_row.push(top);
@@ -141,8 +178,53 @@ pub fn rejoin(cleaned: &Cleaned) -> Option<Rejoined> {
         i += 1;
     }
     first_row.push(lines.len());
-    out.rejoined = Some(Joins { width, lines: joined });
-    Some(Rejoined { cleaned: out, first_row, cut, row_start, pane })
+    out.rejoined = Some(Joins { width, lines: joined, wrapped: wrapped_lines });
+    Some(Rejoined { cleaned: out, first_row, cut, row_start, pane, wrapped })
+}
+
+/// The rows (ascending) that go on in the row below by the program's own
+/// word wrap, in a pane `width` columns wide. Row `i` goes on in row `i + 1` when row `i + 1` follows it
+/// directly, does not start as it does, is indented by exactly the column
+/// where row `i`'s line has its text (after its blanks and glyph; at least
+/// one), starts with no glyph, and its first word would not have fitted on
+/// row `i` within the pane: a program that wraps at a blank moves a word to
+/// the next row only then. A program that wraps short of the edge has some
+/// of its rows left apart, never a row joined that it did not wrap.
+fn word_wraps(cleaned: &Cleaned, width: usize) -> Vec<usize> {
+    let lines = &cleaned.lines;
+    let mut wraps: Vec<usize> = Vec::new();
+    for i in 0..lines.len().saturating_sub(1) {
+        let below_line = &lines[i + 1];
+        let below = cleaned.line_text(below_line);
+        if !below_line.follows || !below.starts_with(' ') {
+            continue;
+        }
+        let indent = below.bytes().take_while(|&b| b == b' ').count();
+        let word_len = below.as_bytes()[indent..].iter().take_while(|&&b| b != b' ' && b != b'\t').count();
+        // Bytes are never fewer than columns: most rows are passed over here.
+        if word_len == 0 || text_len(&lines[i]) + 1 + word_len <= width {
+            continue;
+        }
+        let (row, word) = (cleaned.line_text(&lines[i]).trim_end(), &below[indent..indent + word_len]);
+        // A row that goes on a wrapped line has its text at its indent.
+        let goes_on = i > 0 && wraps.last() == Some(&(i - 1));
+        let column = if goes_on { row.len() - row.trim_start_matches(' ').len() } else { lead_columns(row) };
+        if column != indent
+            || ends_as_border(row)
+            || same_start(row, below)
+            || columns(row) + 1 + columns(word) <= width
+        {
+            continue;
+        }
+        wraps.push(i);
+    }
+    wraps
+}
+
+/// The columns of `row`'s lead: its blanks, glyphs and the blanks after them.
+fn lead_columns(row: &str) -> usize {
+    let lead = row.len() - row.trim_start_matches(|c: char| c == ' ' || c == '\u{fe0f}' || GLYPHS.contains(&c)).len();
+    columns(&row[..lead])
 }
 
 fn text_len(line: &Line) -> usize {
@@ -241,16 +323,19 @@ fn ends_as_border(row: &str) -> bool {
 /// of one kind (a repeated line, two log records with the same date).
 const SAME_START: usize = 8;
 
+/// The glyphs programs start their lines with (a result's `⎿`, a message's
+/// `●`, a failure's `✗`, a prompt's `❯`, a box's side).
+const GLYPHS: &[char] = &[
+    '⎿', '⏺', '●', '■', '✕', '✗', '✘', '×', '⚠', '✻', '✶', '✳', '✢', '❯', '›', '▸', '▶', '•', '◆', '◇', '✓', '✔', '╭',
+    '╰', '│', '┃',
+];
+
 /// Whether `below` starts a line of its own rather than going on from
 /// `row`: it starts as `row` does (a line printed again, the next record of a
 /// log whose lines all start alike), or, after its blanks, with a glyph a
 /// program puts at the start of its lines (`⎿`, `●`, `✗`, a prompt's `❯`, a
 /// box's side), which a cut lands right before only by chance.
 fn same_start(row: &str, below: &str) -> bool {
-    const GLYPHS: &[char] = &[
-        '⎿', '⏺', '●', '■', '✕', '✗', '✘', '×', '⚠', '✻', '✶', '✳', '✢', '❯', '›', '▸', '▶', '•', '◆', '◇', '✓', '✔',
-        '╭', '╰', '│', '┃',
-    ];
     if below.trim_start().starts_with(GLYPHS) {
         return true;
     }
@@ -433,6 +518,21 @@ mod tests {
         // Fewer than four of a fill character end ordinary text.
         let text = format!("{}...", row('x', 77));
         assert!(joined(&format!("{text}\nmore\n")).is_some());
+    }
+
+    #[test]
+    fn a_line_the_program_wrapped_is_joined_at_its_blanks() {
+        let log = "> fix the build\r\n  ⎿  Error: Error during compaction: API Error: 504 Gateway Time-out. This is a\r\n     server-side issue, usually temporary — try again in a moment. If it\r\n     persists, check status.claude.com.\r\n> \r\n";
+        let lines = joined(log).unwrap();
+        assert_eq!(
+            lines[1],
+            "  ⎿  Error: Error during compaction: API Error: 504 Gateway Time-out. This is a server-side issue, usually temporary — try again in a moment. If it persists, check status.claude.com."
+        );
+        let cleaned = clean(log.as_bytes(), false);
+        let out = rejoin(&cleaned).unwrap();
+        assert_eq!(out.wrapped, vec![2, 3]);
+        assert!(!out.pane && !out.is_piece(1) && out.is_piece(2) && out.is_piece(3));
+        assert_eq!(out.cleaned.rejoined.as_ref().unwrap().wrapped, vec![1]);
     }
 
     #[test]

@@ -166,11 +166,14 @@ fn no_bait_line_is_an_environment_fault_when_a_pane_wraps_it() {
 
 /// Programs with a TUI (Claude Code, Codex, Gemini CLI, Copilot CLI, …) wrap
 /// their own lines at word boundaries before the pane's edge, and indent the
-/// rows that go on; no row is cut, so the re-join leaves them alone, and a
-/// rule that needs words past the first row misses. Measured, not solved: a
-/// caught `train` line word-wrapped so (greedily, continuation rows indented
-/// to the text after the glyph) is still caught in 326 of 383 cases at 80
-/// columns and 273 at 60 (2026-12-01); the floors keep those from falling.
+/// rows that go on to the text after the line's glyph; the re-join reads a
+/// row so indented, whose first word would not have fitted above, as going
+/// on (`crate::pipeline::rejoin`). A caught `train` line word-wrapped so
+/// (greedily) is still caught in 371 of 418 cases at 80 columns (358 without
+/// that reading) and 301 at 60 (298), 2026-12-01: what stays missed is a
+/// line with no glyph or indent, whose rows no program indents (at 60 the
+/// rows are also narrower than a pane the re-join reads, with no border to
+/// show the width). The floors keep those from falling.
 #[test]
 fn train_lines_a_program_word_wraps_itself() {
     let agents: Vec<_> =
@@ -188,7 +191,7 @@ fn train_lines_a_program_word_wraps_itself() {
         }
     }
     eprintln!("word-wrapped by the program: {}/{caught} at 80 columns, {}/{caught} at 60", kept[0], kept[1]);
-    assert!(kept[0] as f64 >= 0.85 * caught as f64 && kept[1] as f64 >= 0.70 * caught as f64, "{kept:?} of {caught}");
+    assert!(kept[0] as f64 >= 0.88 * caught as f64 && kept[1] as f64 >= 0.70 * caught as f64, "{kept:?} of {caught}");
 }
 
 /// In a pane that shows its cuts, a whole row as wide as the pane right
@@ -415,26 +418,35 @@ fn corpus_recall_per_profile_and_split() {
         // Every profile: no worse than four train lines in five.
         assert!(train.share() >= 0.80, "{name}: train recall {train}\n{}", table.join("\n"));
         // The profiles at the bar (97% as `faultsift test` rounds it) stay there.
-        if matches!(*name, "claude" | "copilot" | "opencode" | "openhands" | "qwen") {
+        if matches!(*name, "copilot" | "openhands" | "qwen") {
             assert!(train.share() >= 0.965, "{name}: train recall {train}");
+        }
+        // `claude` and `opencode` left it when the eighth collection moved
+        // lines held out before into `train`: a proxy's own error body, and
+        // a gateway's bare `Upstream request failed: …` that many projects'
+        // own proxies print too. Held at the floor they fell to.
+        if matches!(*name, "claude" | "opencode") {
+            assert!(train.share() >= 0.95, "{name}: train recall {train}");
         }
         // `ci` left the bar when the sixth collection moved lines held out
         // before into `train`: two are `actions/cache` warnings that a job
-        // goes on past, which no rule should take as what the job died of.
+        // goes on past, which no rule should take as what the job died of;
+        // the eighth moved in a docker line its post split in two and npm's
+        // 429 with its `npm ERR!` taken off by the poster.
         if *name == "ci" {
-            assert!(train.share() >= 0.96, "{name}: train recall {train}");
+            assert!(train.share() >= 0.955, "{name}: train recall {train}");
         }
         if matches!(*name, "aider" | "openhands") {
             assert!(test.share() >= 0.80, "{name}: test recall {test}");
         }
         // The sixth collection's new held-out lines took `claude` from 81% to
-        // 78% with no change of rules; held at that floor.
+        // 78% with no change of rules, the eighth's to 73%; held at that floor.
         if *name == "claude" {
-            assert!(test.share() >= 0.78, "{name}: test recall {test}");
+            assert!(test.share() >= 0.72, "{name}: test recall {test}");
         }
     }
     eprintln!("{}\nagents     train {agents_train:<14} test {agents_test}", table.join("\n"));
-    assert!(agents_train.share() >= 0.93, "agents: train recall {agents_train}");
+    assert!(agents_train.share() >= 0.92, "agents: train recall {agents_train}");
 }
 
 /// A pane captured without `-J` hard-wraps long lines at its width. A fault
@@ -468,10 +480,11 @@ fn caught_train_lines_are_still_caught_when_the_pane_wraps_them() {
 }
 
 /// The precision side of a program's own word wrap: a healthy line (bait)
-/// wrapped so may put fault words at the start of a row. Measured, not
-/// solved: 353 of 152,470 tries fire at 80 and 60 columns (2026-12-01),
-/// mostly `litellm.…Error:` rows under the aider and OpenHands profiles and
-/// `…Exception - ` rows under opencode. The bait is pessimistic here: most of
+/// wrapped so may put fault words at the start of a row. Measured: 273 of
+/// 153,160 tries fire at 80 and 60 columns (2026-12-01; 353 before the
+/// re-join read indented rows as going on), mostly `litellm.…Error:` rows
+/// of lines with no glyph or indent under the aider and OpenHands profiles
+/// and `…Exception - ` rows under opencode. The bait is pessimistic here: most of
 /// it (grep output, logs, test fixtures) is text a TUI does not word-wrap but
 /// tmux cuts, which the re-join reads whole. The ceiling keeps it from
 /// growing.
@@ -480,7 +493,7 @@ fn bait_a_program_word_wraps_itself() {
     let (tried, fired) = bait_fired(&[80, 60], word_wrap);
     eprintln!("{tried} word-wrapped bait lines tried, {} fired", fired.len());
     assert!(tried >= 10_000);
-    assert!(fired.len() <= 353, "{} fired:\n{}", fired.len(), fired.join("\n"));
+    assert!(fired.len() <= 273, "{} fired:\n{}", fired.len(), fired.join("\n"));
 }
 
 /// The line with a request id after it, as a next release may append one
@@ -597,7 +610,7 @@ fn stamp_variant(text: &str) -> Option<String> {
 /// fragment: a rule that reads a line whole ends on blanks or on closed
 /// brackets, never on more words), and the families hold almost everywhere.
 /// `ci` reads tools whose lines end where their format ends, so the tail
-/// does not apply to all of them (seven of its 267 lines end there on purpose).
+/// does not apply to all of them (eight of its 285 lines end there on purpose).
 #[test]
 fn caught_train_lines_survive_the_next_release_s_variations() {
     type Variant = fn(&str) -> Option<String>;

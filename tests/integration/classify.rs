@@ -391,6 +391,37 @@ fn a_row_that_looks_like_a_fault_in_a_cut_pane_is_read_with_its_line() {
     assert!(v.env_fault && !v.reason.contains("re-joined"), "{}", v.reason);
 }
 
+/// A TUI wraps its own line at a blank and indents the rows that go on to
+/// the text after its glyph: the cause the wrap moved to the next row is read
+/// with its line, and a row that goes on a model's paragraph, whose words
+/// alone read as a fault, is read with its paragraph. Both as Claude Code
+/// draws them in a pane 80 columns wide (its separators as wide as the pane).
+#[test]
+fn a_line_the_program_wrapped_itself_is_read_whole() {
+    let rule = "─".repeat(80);
+    let classify = |log: String| Test::new().args(["classify", "--profile", "claude"]).stdin(log).verdict();
+    // A 504 whose server-side sentence the wrap cut after `This is a`.
+    let first = "  ⎿  Error: Error during compaction: API Error: 504 Gateway Time-out. This is a";
+    let fault = format!(
+        "❯ fix the flaky test\n{first}\n     server-side issue, usually temporary — try again in a moment. If it\n     persists, check status.claude.com.\n{rule}\n❯ \n{rule}\n"
+    );
+    let v = classify(format!("{first}\n"));
+    assert!(!v.env_fault, "the first row alone is no fault: {}", v.reason);
+    let v = classify(fault);
+    assert!(v.env_fault, "{}", v.reason);
+    assert!(v.reason.ends_with("(a line the program wrapped in a pane 80 columns wide, re-joined)"), "{}", v.reason);
+    assert!(v.evidence.unwrap().contains("This is a server-side issue, usually temporary"));
+    // The model's paragraph: its second row starts with a 529 line's words.
+    let prose = format!(
+        "❯ why did it fail?\n⏺ The retry module logs the provider's answer verbatim, and the line it logged\n  API Error: 529 {{\"type\":\"error\",\"error\":{{\"type\":\"overloaded_error\"}}}} is what\n  the test asserts on.\n{rule}\n❯ \n{rule}\n"
+    );
+    let second_row = prose.lines().nth(2).unwrap().trim_start();
+    let v = classify(format!("{second_row}\n"));
+    assert!(v.env_fault, "alone, the row reads as a fault: {}", v.reason);
+    let v = classify(prose);
+    assert_eq!(v.action, Action::Charge, "{}", v.reason);
+}
+
 /// The rows a pane `width` columns wide shows of `text`, cut by characters
 /// (each one column here), trailing blanks trimmed.
 fn rows_by_chars(width: usize, text: &str) -> String {
