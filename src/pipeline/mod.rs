@@ -283,7 +283,10 @@ fn second_look(compiled: &CompiledProfile, rows: Cleaned, scan: Scan, deadline: 
     if scan.timed_out {
         return (rows, scan);
     }
-    let Some(rejoined) = rejoin::rejoin(&rows) else { return (rows, scan) };
+    // A TUI wraps its own lines: the pane of a program whose log carries
+    // model output is read for those wraps too.
+    let tui = compiled.profile.carries_model_output;
+    let Some(rejoined) = rejoin::rejoin(&rows, tui) else { return (rows, scan) };
     let joined = &rejoined.cleaned;
     let joins = joined.rejoined.as_ref().map(|j| j.lines.as_slice()).unwrap_or_default();
     let mut again = match scan.last {

@@ -15,11 +15,14 @@
 //!
 //! A program with a TUI wraps its own lines instead, at a blank before the
 //! edge, and indents the rows that go on to the column where the line's text
-//! started (after its blanks and glyph). A row is taken to go on in the row
+//! started (after its blanks and glyph). In the pane of such a program (a
+//! profile that carries model output), a row is taken to go on in the row
 //! below when that row is indented so (by at least one column, and starts
 //! with no glyph) and its first word would not have fitted on the row above
 //! within the pane ([`word_wraps`]); the rows are joined with one blank, the
-//! indent dropped.
+//! indent dropped. A CI log is read for a terminal's cuts only: a tool's
+//! indented output there is no wrap (pip's `  Downloading …` over its
+//! `  ERROR: …`).
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
@@ -56,8 +59,9 @@ pub struct Rejoined {
     /// after a blank, and a row's start as no line's start.
     pub pane: bool,
     /// The indices, among the rows, of those that go on a line the program
-    /// wrapped itself ([`word_wraps`]): joined to the row above, their
-    /// start is no line's start.
+    /// wrapped itself ([`word_wraps`]): their start is no line's start.
+    /// Each is joined to the row above, or, where the joined line reached
+    /// [`BOUNDED_LINE`], starts the next line (mid-line all the same).
     pub wrapped: Vec<usize>,
 }
 
@@ -94,15 +98,16 @@ impl Rejoined {
 }
 
 /// The lines of `cleaned` with the rows that fill the pane joined to the rows
-/// below them, or None when no row was joined. A joined line starts at its
-/// first row's offset, and stops growing at [`BOUNDED_LINE`] bytes so that
-/// the scan stays bounded.
-pub fn rejoin(cleaned: &Cleaned) -> Option<Rejoined> {
+/// below them, and, when `tui` (the pane of a program that wraps its own
+/// lines), the rows it word-wrapped joined too; None when no row was joined.
+/// A joined line starts at its first row's offset, and stops growing at
+/// [`BOUNDED_LINE`] bytes so that the scan stays bounded.
+pub fn rejoin(cleaned: &Cleaned, tui: bool) -> Option<Rejoined> {
     let lines = &cleaned.lines;
     let width = pane_width(cleaned)?;
     // A row the program wrapped may fill the pane too (it is the widest):
     // its row below, indented to its text, reads as the wrap, not a cut.
-    let wraps = word_wraps(cleaned, width);
+    let wraps = if tui { word_wraps(cleaned, width) } else { Vec::new() };
     // The rows that may go on in the row below, with how, in one pass: a row
     // shorter in bytes than the pane less a column is passed over at once.
     let candidates: Vec<(usize, Joint)> = (0..lines.len().saturating_sub(1))
@@ -155,7 +160,13 @@ pub fn rejoin(cleaned: &Cleaned) -> Option<Rejoined> {
                 by_cut = true;
             }
             let text = cleaned.line_text(&lines[i]);
-            let text = if unindent { text.trim_start_matches(' ') } else { text };
+            let text = if unindent {
+                // The program's blank at the wrap is the joint: padding goes.
+                out.text.truncate(start + out.text[start..].trim_end_matches(' ').len());
+                text.trim_start_matches(' ')
+            } else {
+                text
+            };
             if out.text.len() - start + joint.len() + text.len() > BOUNDED_LINE {
                 // The row starts the next line, mid-line all the same.
                 i -= 1;
@@ -183,13 +194,13 @@ pub fn rejoin(cleaned: &Cleaned) -> Option<Rejoined> {
 }
 
 /// The rows (ascending) that go on in the row below by the program's own
-/// word wrap, in a pane `width` columns wide. Row `i` goes on in row `i + 1` when row `i + 1` follows it
-/// directly, does not start as it does, is indented by exactly the column
-/// where row `i`'s line has its text (after its blanks and glyph; at least
-/// one), starts with no glyph, and its first word would not have fitted on
-/// row `i` within the pane: a program that wraps at a blank moves a word to
-/// the next row only then. A program that wraps short of the edge has some
-/// of its rows left apart, never a row joined that it did not wrap.
+/// word wrap, in a pane `width` columns wide. Row `i` goes on in row `i + 1`
+/// when row `i + 1` follows it directly, does not start as it does, starts
+/// with no glyph, is indented by exactly the column where row `i`'s line has
+/// its text (after its blanks and glyph; at least one), and its first word
+/// would not have fitted on row `i` within the pane: a program that wraps at a blank moves a word to the
+/// next row only then. A program that wraps short of the edge has some of
+/// its rows left apart, never a row joined that it did not wrap.
 fn word_wraps(cleaned: &Cleaned, width: usize) -> Vec<usize> {
     let lines = &cleaned.lines;
     let mut wraps: Vec<usize> = Vec::new();
@@ -206,6 +217,7 @@ fn word_wraps(cleaned: &Cleaned, width: usize) -> Vec<usize> {
             continue;
         }
         let (row, word) = (cleaned.line_text(&lines[i]).trim_end(), &below[indent..indent + word_len]);
+        // A row that goes on a wrapped line has its text at its indent.
         // A row that goes on a wrapped line has its text at its indent.
         let goes_on = i > 0 && wraps.last() == Some(&(i - 1));
         let column = if goes_on { row.len() - row.trim_start_matches(' ').len() } else { lead_columns(row) };
@@ -326,8 +338,8 @@ const SAME_START: usize = 8;
 /// The glyphs programs start their lines with (a result's `⎿`, a message's
 /// `●`, a failure's `✗`, a prompt's `❯`, a box's side).
 const GLYPHS: &[char] = &[
-    '⎿', '⏺', '●', '■', '✕', '✗', '✘', '×', '⚠', '✻', '✶', '✳', '✢', '❯', '›', '▸', '▶', '•', '◆', '◇', '✓', '✔', '╭',
-    '╰', '│', '┃',
+    '⎿', '⏺', '●', '■', '✕', '✗', '✘', '×', '⚠', '✻', '✶', '✳', '✢', '✦', '❯', '›', '▸', '▶', '•', '◆', '◇', '✓', '✔',
+    '╭', '╰', '│', '┃',
 ];
 
 /// Whether `below` starts a line of its own rather than going on from
@@ -350,7 +362,7 @@ mod tests {
     /// The lines `rejoin` makes of `bytes`, or None.
     fn joined(bytes: &str) -> Option<Vec<String>> {
         let cleaned = clean(bytes.as_bytes(), false);
-        rejoin(&cleaned).map(|r| r.cleaned.iter().map(|(_, t)| t.to_string()).collect())
+        rejoin(&cleaned, true).map(|r| r.cleaned.iter().map(|(_, t)| t.to_string()).collect())
     }
 
     fn row(c: char, n: usize) -> String {
@@ -364,7 +376,7 @@ mod tests {
         let lines = joined(&log).unwrap();
         assert_eq!(lines, vec!["short".to_string(), format!("{a}{b}end of it"), "last".to_string()]);
         let cleaned = clean(log.as_bytes(), false);
-        let out = rejoin(&cleaned).unwrap();
+        let out = rejoin(&cleaned, true).unwrap();
         assert_eq!(out.cut, vec![2, 3]);
         assert!(out.is_piece(1) && out.is_piece(2) && out.is_piece(3) && !out.is_piece(0) && !out.is_piece(4));
     }
@@ -373,7 +385,7 @@ mod tests {
     fn the_offset_is_the_first_rows() {
         let log = format!("x\r\n{}\r\ncause\r\n", row('a', 70));
         let cleaned = clean(log.as_bytes(), false);
-        let out = rejoin(&cleaned).unwrap();
+        let out = rejoin(&cleaned, true).unwrap();
         assert_eq!(out.cleaned.rejoined.as_ref().unwrap().lines, vec![1]);
         assert_eq!(out.first_row, vec![0, 1, 3]);
         assert_eq!(out.cut, vec![2]);
@@ -407,7 +419,7 @@ mod tests {
         let log = format!("{a}\n{b}\nend\nalone\n{short}\ncause\n");
         assert_eq!(joined(&log).unwrap(), vec![format!("{a}{b}end"), "alone".into(), format!("{short} cause")]);
         let cleaned = clean(log.as_bytes(), false);
-        let out = rejoin(&cleaned).unwrap();
+        let out = rejoin(&cleaned, true).unwrap();
         assert!(out.pane);
         assert_eq!((0..6).map(|r| out.is_piece(r)).collect::<Vec<_>>(), [true, true, true, false, true, true]);
         // One flush cut does not: the short row is a line of its own.
@@ -529,10 +541,39 @@ mod tests {
             "  ⎿  Error: Error during compaction: API Error: 504 Gateway Time-out. This is a server-side issue, usually temporary — try again in a moment. If it persists, check status.claude.com."
         );
         let cleaned = clean(log.as_bytes(), false);
-        let out = rejoin(&cleaned).unwrap();
+        let out = rejoin(&cleaned, true).unwrap();
         assert_eq!(out.wrapped, vec![2, 3]);
         assert!(!out.pane && !out.is_piece(1) && out.is_piece(2) && out.is_piece(3));
         assert_eq!(out.cleaned.rejoined.as_ref().unwrap().wrapped, vec![1]);
+    }
+
+    #[test]
+    fn only_a_tui_s_lines_are_read_as_wrapped() {
+        let wrapped = "● Failed to get response from the AI model; retried 5 times (total retry wait\n  time: 55.75 seconds) Last error: 429 Too Many Requests\n";
+        let log = format!("{wrapped}{}\n", "─".repeat(80));
+        assert!(
+            joined(&log).unwrap()[0].ends_with("retry wait time: 55.75 seconds) Last error: 429 Too Many Requests")
+        );
+        // Not in a log no TUI drew (a CI job's, read by a profile without
+        // model output: a tool's indented output, pip's `  Downloading …`
+        // over its `  ERROR: …`).
+        let cleaned = clean(log.as_bytes(), false);
+        assert!(rejoin(&cleaned, false).is_none());
+        let pip =
+            format!("  Downloading {}\n  ERROR: Could not install packages\n{}\n", "a".repeat(64), "=".repeat(80));
+        assert!(rejoin(&clean(pip.as_bytes(), false), false).is_none());
+    }
+
+    #[test]
+    fn the_blank_a_program_leaves_at_its_wrap_is_the_joint() {
+        let log = format!(
+            "● Rate limit reached for fake-model-1 in organization org-fake-9. Please try \n  again in 2s.\n{}\n",
+            "─".repeat(80)
+        );
+        assert_eq!(
+            joined(&log).unwrap()[0],
+            "● Rate limit reached for fake-model-1 in organization org-fake-9. Please try again in 2s."
+        );
     }
 
     #[test]
@@ -540,7 +581,7 @@ mod tests {
         let rows: Vec<String> = (0..60).map(|k| format!("{k:08}{}", row('a', 72))).collect();
         let log = format!("{}\nend\n", rows.join("\n"));
         let cleaned = clean(log.as_bytes(), false);
-        let out = rejoin(&cleaned).unwrap();
+        let out = rejoin(&cleaned, true).unwrap();
         // 4,096 bytes hold 51 rows of 80: row 51 starts the second line.
         assert_eq!(out.first_row, vec![0, 51, 61]);
         assert!(out.cut.contains(&51) && out.is_piece(51));

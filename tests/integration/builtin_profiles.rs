@@ -143,6 +143,28 @@ fn no_bait_line_is_an_environment_fault() {
     assert!(fired.is_empty(), "{} false positives:\n{}", fired.len(), fired.join("\n"));
 }
 
+/// A healthy session run as a CI step: every bait line behind GitHub
+/// Actions' time stamp, and behind `gh run view --log`'s job and step, is no
+/// fault either: the matcher reads a stamped line as it is and after the
+/// stamp, and neither reading may find what the bare line does not.
+#[test]
+fn no_bait_line_behind_a_ci_host_s_stamp_is_an_environment_fault() {
+    let bait: Vec<_> = faultsift::commands::bait::lines().collect();
+    let mut fired = Vec::new();
+    for p in &pane_profiles() {
+        for b in &bait {
+            for stamp in ["2026-11-30T12:00:00.1234567Z ", "agent\tRun the agent\t2026-11-30T12:00:00.1234567Z "] {
+                let v = classify(p, &realistic_log(&format!("{stamp}{}", b.text)));
+                if v.env_fault {
+                    let name = &p.profile().unwrap().name;
+                    fired.push(format!("{name} {:?} at {}:{}: {}", v.rule, b.file, b.line, b.text));
+                }
+            }
+        }
+    }
+    assert!(fired.is_empty(), "{} false positives:\n{}", fired.len(), fired.join("\n"));
+}
+
 /// Bait wrapped by a narrow pane: its rows, and the lines re-joined from
 /// them, are no fault either, in a pane that shows its cuts elsewhere (a long
 /// line of the session's own output above). Alone in a pane, a line cut into

@@ -7,6 +7,7 @@
 //! and word characters placed where the engines would part.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 use faultsift::CompiledProfile;
 use faultsift::pipeline::matcher::Found;
@@ -82,14 +83,36 @@ fn lite_and_regex_agree_on_every_line() {
     assert!(matched > 500, "{matched} of {compared} lines matched some pattern");
 }
 
-/// The match of `re` in `line` as the matcher reads a line: as it is, else
-/// after a CI host's stamp (`faultsift::pipeline::stamp`), its span in `line`.
+/// The match of `re` in `line` as the matcher reads a line: as it is
+/// (unless a host's job and step columns start it), else after a CI host's
+/// stamp, its span in `line`.
 fn found(re: &regex::Regex, line: &str) -> Option<Found> {
-    let stamp = faultsift::pipeline::stamp::len(line);
-    found_in(re, line).or_else(|| {
+    let (stamp, columns) = stamp_len(line);
+    let whole = if columns { None } else { found_in(re, line) };
+    whole.or_else(|| {
         let f = found_in(re, line.get(stamp..).filter(|_| stamp > 0)?)?;
         Some(Found { start: f.start + stamp, end: f.end + stamp, ..f })
     })
+}
+
+/// The stamp `faultsift::pipeline::stamp` reads past, written apart from it
+/// (as regexes) so that a slip there shows here as a disagreement: an RFC
+/// 3339 UTC time at column 0, bare or bracketed, and GitLab's stream marker;
+/// failing that, the same after `gh run view --log`'s job and step columns
+/// (and then true).
+fn stamp_len(line: &str) -> (usize, bool) {
+    static TIME: LazyLock<regex::Regex> = LazyLock::new(|| {
+        let t = "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]{1,9})?Z";
+        regex::Regex::new(&format!("^(?:{t}|\\[{t}\\]) (?:[0-9]{{2}}[OE]\\+? )?")).unwrap()
+    });
+    static COLUMNS: LazyLock<regex::Regex> = LazyLock::new(|| regex::Regex::new("^[^\t]+\t[^\t]+\t").unwrap());
+    if let Some(m) = TIME.find(line) {
+        return (m.end(), false);
+    }
+    COLUMNS
+        .find(line)
+        .and_then(|c| TIME.find(&line[c.end()..]).map(|t| (c.end() + t.end(), true)))
+        .unwrap_or((0, false))
 }
 
 fn found_in(re: &regex::Regex, line: &str) -> Option<Found> {

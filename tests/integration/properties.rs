@@ -248,7 +248,7 @@ proptest! {
         fragment in any::<bool>(),
     ) {
         let rows = clean(&log, fragment);
-        let Some(joined) = rejoin(&rows) else { return Ok(()) };
+        let Some(joined) = rejoin(&rows, true) else { return Ok(()) };
         let (lines, mut r) = (&joined.cleaned, 0);
         for (i, (offset, text)) in lines.iter().enumerate() {
             prop_assert_eq!(offset, rows.lines[r].offset);

@@ -208,7 +208,7 @@ impl Framing {
         cleaned.lines[line.saturating_sub(self.within)..line].iter().rev().any(|l| {
             let text = cleaned.line_text(l);
             searched.set(searched.get() + text.len());
-            re.is_match(text) || stamp::strip(text).is_some_and(|rest| re.is_match(rest))
+            stamp::readings(text).into_iter().flatten().any(|t| re.is_match(t))
         })
     }
 }
@@ -262,7 +262,7 @@ impl Progress {
                 .build()
                 .ok()
         });
-        set.as_ref().is_some_and(|s| s.is_match(line) || stamp::strip(line).is_some_and(|rest| s.is_match(rest)))
+        set.as_ref().is_some_and(|s| stamp::readings(line).into_iter().flatten().any(|t| s.is_match(t)))
     }
 }
 
@@ -726,10 +726,10 @@ impl CompiledProfile {
         }
     }
 
-    /// Whether pattern `pattern` matches `line`, as it is or, when a CI host
-    /// stamped it, after the stamp ([`stamp`]).
-    fn is_match(&self, pattern: usize, line: &str) -> bool {
-        self.matches_text(pattern, line) || stamp::strip(line).is_some_and(|rest| self.matches_text(pattern, rest))
+    /// Whether pattern `pattern` matches one of `readings` of a line (the
+    /// line, and what follows a CI host's stamp: [`stamp::readings`]).
+    fn is_match(&self, pattern: usize, readings: &[Option<&str>; 2]) -> bool {
+        readings.iter().flatten().any(|t| self.matches_text(pattern, t))
     }
 
     fn matches_text(&self, pattern: usize, text: &str) -> bool {
@@ -800,10 +800,10 @@ impl CompiledProfile {
         // Patterns are numbered in rule order, so the lowest matching pattern
         // belongs to the first matching rule. The framing is searched last:
         // it reads lines above.
-        let p = self
-            .line_candidates(line)
-            .into_iter()
-            .find(|&p| self.is_match(p, line) && self.framings[self.pattern_rule[p]].as_ref().is_none_or(&framed))?;
+        let readings = stamp::readings(line);
+        let p = self.line_candidates(line).into_iter().find(|&p| {
+            self.is_match(p, &readings) && self.framings[self.pattern_rule[p]].as_ref().is_none_or(&framed)
+        })?;
         Some((self.pattern_rule[p], p))
     }
 
@@ -832,7 +832,8 @@ impl CompiledProfile {
 
     /// Every pattern index that matches `line` (framings not considered).
     pub fn matching_patterns(&self, line: &str) -> Vec<usize> {
-        self.line_candidates(line).into_iter().filter(|&p| self.is_match(p, line)).collect()
+        let readings = stamp::readings(line);
+        self.line_candidates(line).into_iter().filter(|&p| self.is_match(p, &readings)).collect()
     }
 
     /// The first line after line `after` that shows the agent working again,
@@ -860,13 +861,14 @@ impl CompiledProfile {
     }
 
     /// The span (in `line`) and named groups of pattern `pattern` in `line`,
-    /// as it is or after a CI host's stamp.
+    /// read as the matcher reads it ([`stamp::readings`]).
     pub fn find(&self, pattern: usize, line: &str) -> Option<Found> {
-        if let Some(found) = self.regex(pattern, line).and_then(|re| re.find(line)) {
+        let [whole, rest] = stamp::readings(line);
+        if let Some(found) = whole.and_then(|w| self.regex(pattern, w)?.find(w)) {
             return Some(found);
         }
-        let n = stamp::len(line);
-        let rest = line.get(n..).filter(|_| n > 0)?;
+        let rest = rest?;
+        let n = line.len() - rest.len();
         let found = self.regex(pattern, rest)?.find(rest)?;
         Some(Found { start: found.start + n, end: found.end + n, ..found })
     }
@@ -968,7 +970,8 @@ impl CompiledProfile {
             return Some(None);
         }
         let text = self.record_text(rule, record, line)?;
-        range.into_iter().find(|&p| self.is_match(p, &text)).map(Some)
+        // A record's field is the program's own text: no host stamped it.
+        range.into_iter().find(|&p| self.matches_text(p, &text)).map(Some)
     }
 
     /// The text of `record` that rule `rule` matches and shows: its `field`,
