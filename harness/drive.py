@@ -50,8 +50,17 @@ SCENARIOS = [
     "refused",
     "hang",
     "quota",
+    "reset",
+    "midstream",
+    "bad-gateway",
+    "dns",
 ]
-DEFAULT_SCENARIOS = [s for s in SCENARIOS if s != "quota"]
+# ask for these with --scenario: the committed regeneration leaves them out
+EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns")
+DEFAULT_SCENARIOS = [s for s in SCENARIOS if s not in EXTRA_SCENARIOS]
+# no provider listens in these (refused: a closed port; dns: a name that does not resolve)
+NO_PROVIDER = ("refused", "dns")
+DNS_HOST = "llm-provider.invalid"
 HANG_MARKS = (10, 30, 60, 90)
 CAP_S = 90
 CAP = int(os.environ.get("FAULTSIFT_HARNESS_CAP", CAP_S))  # --cap sets it for the inner process
@@ -70,6 +79,10 @@ EXPECT = {
     "unavailable": ("pause", "server_5xx"),
     "refused": ("pause", "connection"),
     "hang": ("retry", "timeout"),
+    "reset": ("pause", "connection"),
+    "midstream": ("pause", "connection"),
+    "bad-gateway": ("retry", "server_5xx"),
+    "dns": ("pause", "connection"),
 }
 
 # Text that shows the fault reached the output (used for `visible`, and to stop
@@ -86,6 +99,13 @@ FAULT_RE = {
     r"error sending request|ConnectionRefused|Connect(ion)?Error|network error|cannot connect|could not connect|"
     r"failed to connect",
     "hang": r"(?i)timed out|ETIMEDOUT|deadline exceeded|request timeout|timeout error|API error · retrying",
+    "reset": r"(?i)ECONNRESET|socket hang up|connection reset|\bterminated\b|fetch failed|network error|"
+    r"connection error|error sending request|stream disconnected|closed unexpectedly|cannot connect",
+    "midstream": r"(?i)premature|\bterminated\b|incomplete|\bclosed\b|\bstream\b|connection error|ECONNRESET|"
+    r"\bnetwork\b|connection reset|closed unexpectedly|disconnected|unexpected EOF|decoding response body",
+    "bad-gateway": r"(?i)\b502\b|bad gateway",
+    "dns": r"(?i)ENOTFOUND|EAI_AGAIN|getaddrinfo|\bresolve|\bdns\b|connection error|fetch failed|unable to connect|"
+    r"error sending request|waiting for network|cannot connect|could not connect",
 }
 HEALTHY_RE = r"All 3 tests pass"
 
@@ -383,6 +403,7 @@ def scrub(data: bytes, subs: list[tuple[str, str]]) -> bytes:
         text = re.sub(r"(?<![\w.-])%s(?![\w-])" % re.escape(host), "<HOST>", text)
     text = re.sub(r"127\.0\.0\.1:\d{2,5}", "127.0.0.1:<PORT>", text)
     text = re.sub(r"localhost:\d{2,5}", "localhost:<PORT>", text)
+    text = re.sub(r"%s:\d{2,5}" % re.escape(DNS_HOST), DNS_HOST + ":<PORT>", text)
     text = re.sub(r"\bsk-[A-Za-z0-9_\-*]{8,}", "<FAKE_KEY>", text)
     text = re.sub(r"\bfake-[a-z]+-key-0000\b", "<FAKE_KEY>", text)
     text = re.sub(r"\bAIza[0-9A-Za-z_\-]{20,}", "<KEY>", text)
@@ -464,7 +485,8 @@ class Provider:
         self.scenario = scenario
         self.proc = None
         self.log = logdir / "provider.log"
-        if scenario == "refused":
+        self.host = DNS_HOST if scenario == "dns" else "127.0.0.1"
+        if scenario in NO_PROVIDER:
             self.port = free_port()  # nothing will listen there
             return
         pf = logdir / "port"
@@ -541,7 +563,7 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
     setup, tui_argv, _, _ = CLIS[cli]
     home, work = root / "home", make_workdir(root)
     prov = Provider(scenario, root)
-    base = f"http://127.0.0.1:{prov.port}"
+    base = f"http://{prov.host}:{prov.port}"
     env = base_env(home, versions)
     env.update(setup(home, work, base))
     argv = [a.replace("{bin}", str(cli_bin(spec))) for a in tui_argv]
@@ -645,7 +667,7 @@ def run_headless(cli, spec, scenario, root, out, versions, variant, argv_t, form
     setup = CLIS[cli][0]
     home, work = root / "home", make_workdir(root)
     prov = Provider(scenario, root)
-    base = f"http://127.0.0.1:{prov.port}"
+    base = f"http://{prov.host}:{prov.port}"
     env = base_env(home, versions)
     env.update(setup(home, work, base))
     env["TERM"] = "dumb"
@@ -909,7 +931,7 @@ def write_manifest(root: Path = FIXTURES) -> Path:
                 extra.append(f"first fault text on screen at {note.get('fault_seen_s')}s: {note['fault_seen_line']}")
             if note.get("requests"):
                 extra.append("requests: " + note["requests"])
-            elif scenario != "refused" and note:
+            elif scenario not in NO_PROVIDER and note:
                 extra.append("no request reached the provider")
             rows.append([f"{d.name}/{f.name}", cli, version, form, scenario, action, kind, visible,
                          " | ".join(extra).replace("\t", " ")])

@@ -22,6 +22,10 @@ The scenario decides what the generation endpoints answer:
   server-error  500
   unavailable   503
   hang          the request is read, then nothing is ever sent back
+  reset         the request is read, then the socket is closed with a TCP RST
+  midstream     200 and the first events of a stream (or part of a JSON body),
+                then the connection closes: no final event, no last chunk
+  bad-gateway   502 with the HTML page an nginx proxy sends
 
 Every request is appended to the log file as one JSON object per line.
 
@@ -32,6 +36,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import socket
+import struct
 import sys
 import threading
 import time
@@ -48,6 +54,9 @@ SCENARIOS = (
     "server-error",
     "unavailable",
     "hang",
+    "reset",
+    "midstream",
+    "bad-gateway",
 )
 
 MODEL = "fake-model-1"
@@ -61,6 +70,14 @@ HEALTHY_TEXT = (
 )
 
 RETRY_AFTER_S = 2
+
+# What `midstream` gets out before the connection drops: no fault words in it.
+PARTIAL_TEXT = "Sure. Adding two and two gives"
+
+BAD_GATEWAY_HTML = (
+    "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1>"
+    "</center><hr><center>nginx</center></body></html>"
+)
 
 # ---------------------------------------------------------------------------
 # error bodies, per API family: (status, body, extra headers)
@@ -186,21 +203,21 @@ def _words(text: str):
     return out
 
 
-def anthropic_message():
+def anthropic_message(text: str = HEALTHY_TEXT):
     return {
         "id": "msg_fake" + uuid.uuid4().hex[:20],
         "type": "message",
         "role": "assistant",
         "model": MODEL,
-        "content": [{"type": "text", "text": HEALTHY_TEXT}],
+        "content": [{"type": "text", "text": text}],
         "stop_reason": "end_turn",
         "stop_sequence": None,
         "usage": {"input_tokens": 12, "output_tokens": 40},
     }
 
 
-def anthropic_sse():
-    msg = anthropic_message()
+def anthropic_sse(text: str = HEALTHY_TEXT):
+    msg = anthropic_message(text)
     start = dict(msg, content=[], stop_reason=None, usage={"input_tokens": 12, "output_tokens": 1})
     yield "message_start", {"type": "message_start", "message": start}
     yield "content_block_start", {
@@ -209,7 +226,7 @@ def anthropic_sse():
         "content_block": {"type": "text", "text": ""},
     }
     yield "ping", {"type": "ping"}
-    for chunk in _words(HEALTHY_TEXT):
+    for chunk in _words(text):
         yield "content_block_delta", {
             "type": "content_block_delta",
             "index": 0,
@@ -224,7 +241,7 @@ def anthropic_sse():
     yield "message_stop", {"type": "message_stop"}
 
 
-def chat_completion(model: str):
+def chat_completion(model: str, text: str = HEALTHY_TEXT):
     return {
         "id": "chatcmpl-fake" + uuid.uuid4().hex[:12],
         "object": "chat.completion",
@@ -233,7 +250,7 @@ def chat_completion(model: str):
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": HEALTHY_TEXT},
+                "message": {"role": "assistant", "content": text},
                 "finish_reason": "stop",
             }
         ],
@@ -241,7 +258,7 @@ def chat_completion(model: str):
     }
 
 
-def chat_sse(model: str):
+def chat_sse(model: str, text: str = HEALTHY_TEXT):
     cid = "chatcmpl-fake" + uuid.uuid4().hex[:12]
     created = int(time.time())
 
@@ -258,7 +275,7 @@ def chat_sse(model: str):
         return c
 
     yield None, chunk({"role": "assistant", "content": ""})
-    for part in _words(HEALTHY_TEXT):
+    for part in _words(text):
         yield None, chunk({"content": part})
     yield None, chunk({}, "stop")
     yield None, {
@@ -289,11 +306,11 @@ def _response_obj(model: str, rid: str, status: str, output):
     }
 
 
-def responses_sse(model: str):
+def responses_sse(model: str, text: str = HEALTHY_TEXT):
     rid = "resp_fake" + uuid.uuid4().hex[:20]
     mid = "msg_fake" + uuid.uuid4().hex[:20]
     item_empty = {"id": mid, "type": "message", "status": "in_progress", "role": "assistant", "content": []}
-    part_done = {"type": "output_text", "text": HEALTHY_TEXT, "annotations": []}
+    part_done = {"type": "output_text", "text": text, "annotations": []}
     item_done = dict(item_empty, status="completed", content=[part_done])
     seq = 0
 
@@ -312,22 +329,22 @@ def responses_sse(model: str):
         content_index=0,
         part={"type": "output_text", "text": "", "annotations": []},
     )
-    for part in _words(HEALTHY_TEXT):
+    for part in _words(text):
         yield ev("response.output_text.delta", item_id=mid, output_index=0, content_index=0, delta=part)
-    yield ev("response.output_text.done", item_id=mid, output_index=0, content_index=0, text=HEALTHY_TEXT)
+    yield ev("response.output_text.done", item_id=mid, output_index=0, content_index=0, text=text)
     yield ev("response.content_part.done", item_id=mid, output_index=0, content_index=0, part=part_done)
     yield ev("response.output_item.done", output_index=0, item=item_done)
     yield ev("response.completed", response=_response_obj(model, rid, "completed", [item_done]))
 
 
-def responses_json(model: str):
+def responses_json(model: str, text: str = HEALTHY_TEXT):
     rid = "resp_fake" + uuid.uuid4().hex[:20]
     item = {
         "id": "msg_fake" + uuid.uuid4().hex[:20],
         "type": "message",
         "status": "completed",
         "role": "assistant",
-        "content": [{"type": "output_text", "text": HEALTHY_TEXT, "annotations": []}],
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
     }
     return _response_obj(model, rid, "completed", [item])
 
@@ -344,11 +361,15 @@ def gemini_response(text: str, final: bool):
     }
 
 
-def gemini_sse():
-    parts = _words(HEALTHY_TEXT)
+def gemini_sse(text: str = HEALTHY_TEXT):
+    parts = _words(text)
     for i, part in enumerate(parts):
         yield None, gemini_response(part, i == len(parts) - 1)
 
+
+# midstream: events sent before the connection drops (the answer has begun,
+# nothing has finished it)
+MIDSTREAM_EVENTS = {"anthropic": 4, "openai-chat": 2, "openai-responses": 5, "gemini": 1}
 
 MODEL_ENTRY = {
     "id": MODEL,
@@ -457,6 +478,80 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         self.close_connection = True
 
+    def _send_html(self, status, html):
+        data = html.encode()
+        self.send_response(status)
+        self.send_header("content-type", "text/html")
+        self.send_header("content-length", str(len(data)))
+        self.send_header("connection", "close")
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+        self.close_connection = True
+
+    def _reset(self, family, note):
+        """Close the socket with a TCP RST (SO_LINGER on, timeout 0), no FIN."""
+        self._log(None, family, note)
+        try:
+            self.wfile.flush()
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.rfile.close()  # the file holds a reference: close() alone would wait for it
+            self.connection.close()
+        except OSError:
+            pass
+        self.close_connection = True
+
+    def _midstream(self, family, body, path, query):
+        """200, the first events of a stream in the family's format, then the
+        connection drops: chunked encoding without its last chunk. Non-streaming:
+        a content-length for the whole body, half of it, then the drop."""
+        model = body.get("model") or MODEL
+        if family == "anthropic":
+            stream, events, whole = body.get("stream"), anthropic_sse(PARTIAL_TEXT), anthropic_message(PARTIAL_TEXT)
+        elif family == "openai-chat":
+            stream, events, whole = body.get("stream"), chat_sse(model, PARTIAL_TEXT), chat_completion(model, PARTIAL_TEXT)
+        elif family == "openai-responses":
+            stream = body.get("stream", False)
+            events, whole = responses_sse(model, PARTIAL_TEXT), responses_json(model, PARTIAL_TEXT)
+        else:
+            stream = ":streamGenerateContent" in path and "alt=sse" in query
+            events = gemini_sse(PARTIAL_TEXT)
+            if ":streamGenerateContent" in path:
+                whole = [obj for _, obj in gemini_sse(PARTIAL_TEXT)]
+            else:
+                whole = gemini_response(PARTIAL_TEXT, True)
+        try:
+            if stream:
+                self._log(200, family, "midstream: stream cut after %d event(s)" % MIDSTREAM_EVENTS[family])
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("cache-control", "no-cache")
+                self.send_header("transfer-encoding", "chunked")
+                self.send_header("request-id", "req_fake" + uuid.uuid4().hex[:20])
+                self.end_headers()
+                for _, (name, obj) in zip(range(MIDSTREAM_EVENTS[family]), events):
+                    frame = (f"event: {name}\n" if name else "") + "data: " + json.dumps(obj) + "\n\n"
+                    data = frame.encode()
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                    self.wfile.flush()
+                    time.sleep(0.05)
+            else:
+                data = json.dumps(whole).encode()
+                self._log(200, family, "midstream: body cut at %d of %d bytes" % (len(data) // 2, len(data)))
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.send_header("request-id", "req_fake" + uuid.uuid4().hex[:20])
+                self.end_headers()
+                self.wfile.write(data[: len(data) // 2])
+                self.wfile.flush()
+            time.sleep(0.2)
+            # no terminating chunk, no rest of the body: the connection just ends
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.close_connection = True
+
     def _hang(self, family):
         self._log(None, family, "hang: request read, no answer")
         # Never answer; wait until the client goes away or we are stopped.
@@ -471,6 +566,17 @@ class Handler(BaseHTTPRequestHandler):
             return False
         if sc == "hang":
             self._hang(family)
+            return True
+        if sc == "reset":
+            self._reset(family, "reset: request read, RST sent")
+            return True
+        if sc == "midstream":
+            parts = urlsplit(self.path)
+            self._midstream(family, self._request_body, parts.path, parts.query)
+            return True
+        if sc == "bad-gateway":
+            self._log(502, family, "bad-gateway: nginx HTML page")
+            self._send_html(502, BAD_GATEWAY_HTML)
             return True
         if family == "anthropic":
             status, body = anthropic_error(sc)
@@ -536,6 +642,7 @@ class Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         path, query = parts.path, parts.query
         body = self._body()
+        self._request_body = body
         model = body.get("model") or MODEL
 
         if path.endswith("/count_tokens") or path.endswith(":countTokens"):
