@@ -291,10 +291,22 @@ fn second_look(compiled: &CompiledProfile, rows: Cleaned, scan: Scan, deadline: 
     let joins = joined.rejoined.as_ref().map(|j| j.lines.as_slice()).unwrap_or_default();
     let mut again = match scan.last {
         Some(last) if faulted(&scan) => {
-            if !rejoined.is_piece(last.line) {
+            if rejoined.is_piece(last.line) {
+                compiled.scan(joined, deadline)
+            } else if rejoined.starts_wrapped(last.line) {
+                // The fault's row starts a line the program wrapped: the
+                // whole line may name its cause more exactly (a summary whose
+                // last error wrapped onto the next rows). The joined reading
+                // stands only when it is a fault too, reaching that row.
+                let again = compiled.scan(joined, deadline);
+                let reaches = again.last.is_some_and(|hit| rejoined.rows_of(hit.line).end > last.line);
+                if again.timed_out || !faulted(&again) || !reaches {
+                    return (rows, scan);
+                }
+                again
+            } else {
                 return (rows, scan);
             }
-            compiled.scan(joined, deadline)
         }
         last => {
             // A joined line, or a line it may frame, must hold a literal.

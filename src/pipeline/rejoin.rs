@@ -79,6 +79,12 @@ impl Rejoined {
             || self.pane && (self.cut.binary_search(&row).is_ok() || self.cut.binary_search(&(row + 1)).is_ok())
     }
 
+    /// Whether row `row` starts a line the program wrapped: the row below
+    /// goes on it ([`Rejoined::wrapped`]) and its own start is the line's.
+    pub fn starts_wrapped(&self, row: usize) -> bool {
+        self.wrapped.binary_search(&(row + 1)).is_ok() && !self.is_piece(row)
+    }
+
     /// The index of the line that holds row `row`.
     pub fn line_of(&self, row: usize) -> usize {
         self.first_row.partition_point(|&first| first <= row).saturating_sub(1)

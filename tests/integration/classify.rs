@@ -422,6 +422,28 @@ fn a_line_the_program_wrapped_itself_is_read_whole() {
     assert_eq!(v.action, Action::Charge, "{}", v.reason);
 }
 
+/// A fault whose first row already reads as one, and whose wrapped rows name
+/// the cause more exactly, takes the whole line's verdict: Copilot CLI's
+/// retry summary, wrapped by the TUI before its last error's DNS failure
+/// (as Copilot CLI 1.0.102 drew it in a 120-column pane). A first row whose
+/// joined line reads as no fault keeps its own.
+#[test]
+fn a_wrapped_fault_is_read_with_the_cause_on_its_later_rows() {
+    let rule = "─".repeat(120);
+    let rows = [
+        " ✗ Failed to get response from the AI model; retried 5 times (total retry wait time: 23.00 seconds) Last error: Failed",
+        "   native model HTTP request: error sending request for url (http://llm-provider.invalid:8080/v1/chat/completions): ",
+        "   client error (Connect): dns error: error resolving DNS: failed to lookup address information: Temporary failure in ",
+        "   name resolution [ENOTFOUND] ",
+    ];
+    let classify = |log: String| Test::new().args(["classify", "--profile", "copilot"]).stdin(log).verdict();
+    let v = classify(format!("{}\n", rows[0]));
+    assert_eq!(v.action, Action::Retry, "the first row alone: {}", v.reason);
+    let v = classify(format!("{}\n\n{rule}\n❯ \n", rows.join("\n")));
+    assert_eq!((v.action, v.kind.as_deref()), (Action::Pause, Some("connection")), "{}", v.reason);
+    assert!(v.reason.ends_with("(a line the program wrapped in a pane 120 columns wide, re-joined)"), "{}", v.reason);
+}
+
 /// The rows a pane `width` columns wide shows of `text`, cut by characters
 /// (each one column here), trailing blanks trimmed.
 fn rows_by_chars(width: usize, text: &str) -> String {
