@@ -40,25 +40,40 @@ pub fn evidence(line: &str, match_start: usize, fragment: bool) -> String {
     let body = if lead >= chars.len() { &[][..] } else { &chars[lead..chars.len() - trail] };
     let m = m.saturating_sub(lead).min(body.len());
     // Command openers are neutralised after the cut: the cut decides what
-    // is at the start.
-    safe::line(&window(body, m, fragment || a > 0, b < line.len()))
+    // is at the start. Neutralising inserts a blank into each (`# #[`,
+    // `: :`), so a window that grew past the bound is cut again, shorter by
+    // what it grew: fewer characters hold no more openers.
+    let (cut_left, cut_right) = (fragment || a > 0, b < line.len());
+    let mut budget = MAX_CHARS;
+    loop {
+        let out = safe::line(&window(body, m, cut_left, cut_right, budget));
+        let n = out.chars().count();
+        if n <= MAX_CHARS || budget <= MIN_BUDGET {
+            return out;
+        }
+        budget = budget.saturating_sub(n - MAX_CHARS).max(MIN_BUDGET);
+    }
 }
 
-/// Cuts `chars` to at most MAX_CHARS around `m`, marks included. `cut_left` and
-/// `cut_right` say the text was already cut before it got here.
-fn window(chars: &[char], m: usize, cut_left: bool, cut_right: bool) -> String {
+/// The smallest window [`evidence`] cuts to make room for neutralised
+/// openers: a third of it at most can grow, far under the bound.
+const MIN_BUDGET: usize = 16;
+
+/// Cuts `chars` to at most `budget` characters around `m`, marks included.
+/// `cut_left` and `cut_right` say the text was already cut before it got here.
+fn window(chars: &[char], m: usize, cut_left: bool, cut_right: bool, budget: usize) -> String {
     let n = chars.len();
-    let (start, end) = if n + usize::from(cut_left) + usize::from(cut_right) <= MAX_CHARS {
+    let (start, end) = if n + usize::from(cut_left) + usize::from(cut_right) <= budget {
         (0, n)
     } else {
-        let start = m.saturating_sub(LEFT_CONTEXT);
+        let start = m.saturating_sub(LEFT_CONTEXT.min(budget / 2));
         let left = usize::from(start > 0 || cut_left);
-        if n - start + left + usize::from(cut_right) <= MAX_CHARS {
+        if n - start + left + usize::from(cut_right) <= budget {
             // Near the end of the line: slide left to fill the budget. The line is
             // too long to fit whole, so this start is past 0 and the left is cut.
-            (n - (MAX_CHARS - 1 - usize::from(cut_right)), n)
+            (n - (budget - 1 - usize::from(cut_right)), n)
         } else {
-            (start, start + MAX_CHARS - left - 1)
+            (start, start + budget - left - 1)
         }
     };
     let mut out = String::with_capacity(MAX_CHARS * 2);
@@ -91,6 +106,17 @@ mod tests {
 
     fn count(s: &str) -> usize {
         s.chars().count()
+    }
+
+    #[test]
+    fn neutralised_openers_do_not_push_evidence_past_the_bound() {
+        for line in [format!(":: {}", "a".repeat(600)), "##[".repeat(300), format!(":: {}", "##[x".repeat(200))] {
+            for at in [0, 18, 300, line.len()] {
+                let e = evidence(&line, at, false);
+                assert!(count(&e) <= MAX_CHARS, "{} chars at {at}", count(&e));
+                assert!(!e.contains("##[") && !e.trim_start_matches('…').starts_with("::"), "{e}");
+            }
+        }
     }
 
     #[test]
