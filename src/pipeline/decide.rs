@@ -163,13 +163,18 @@ pub fn decide(
         None => {
             let what = match body {
                 _ if window.bytes.is_empty() => "the window is empty".to_string(),
-                Body::Text(Cleaned { rejoined: Some(joins), .. }) => format!(
-                    "no rule matched the last {} bytes, read as the lines {} {} columns wide{}",
-                    window.bytes.len(),
-                    if joins.wrapped.len() == joins.lines.len() { "a program wrapped in a pane" } else { "a pane" },
-                    joins.width,
-                    if joins.wrapped.len() == joins.lines.len() { "" } else { " was cut from" },
-                ),
+                Body::Text(Cleaned { rejoined: Some(joins), .. }) => {
+                    let (bytes, width) = (window.bytes.len(), joins.width);
+                    if joins.wrapped.len() == joins.lines.len() {
+                        format!(
+                            "no rule matched the last {bytes} bytes, read as the lines a program wrapped in a pane {width} columns wide"
+                        )
+                    } else {
+                        format!(
+                            "no rule matched the last {bytes} bytes, read as the lines a pane {width} columns wide was cut from"
+                        )
+                    }
+                }
                 Body::Text(_) => format!("no rule matched the last {} bytes", window.bytes.len()),
                 Body::Records(r) => format!(
                     "no rule matched the {} records of the last {} bytes{}",

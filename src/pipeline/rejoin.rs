@@ -204,9 +204,10 @@ pub fn rejoin(cleaned: &Cleaned, tui: bool) -> Option<Rejoined> {
 /// when row `i + 1` follows it directly, does not start as it does, starts
 /// with no glyph, is indented by exactly the column where row `i`'s line has
 /// its text (after its blanks and glyph; at least one), and its first word
-/// would not have fitted on row `i` within the pane: a program that wraps at a blank moves a word to the
-/// next row only then. A program that wraps short of the edge has some of
-/// its rows left apart, never a row joined that it did not wrap.
+/// would not have fitted on row `i` within the pane: a program that wraps at
+/// a blank moves a word to the next row only then. A program that wraps
+/// short of the edge has some of its rows left apart, never a row joined
+/// that it did not wrap.
 fn word_wraps(cleaned: &Cleaned, width: usize) -> Vec<usize> {
     let lines = &cleaned.lines;
     let mut wraps: Vec<usize> = Vec::new();
@@ -223,7 +224,6 @@ fn word_wraps(cleaned: &Cleaned, width: usize) -> Vec<usize> {
             continue;
         }
         let (row, word) = (cleaned.line_text(&lines[i]).trim_end(), &below[indent..indent + word_len]);
-        // A row that goes on a wrapped line has its text at its indent.
         // A row that goes on a wrapped line has its text at its indent.
         let goes_on = i > 0 && wraps.last() == Some(&(i - 1));
         let column = if goes_on { row.len() - row.trim_start_matches(' ').len() } else { lead_columns(row) };
