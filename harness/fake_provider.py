@@ -458,19 +458,24 @@ class Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
-    def _send_sse_frames(self, events, family):
+    def _start_sse(self, framing):
+        """200 and an event stream's headers; `framing` is `connection: close`
+        (the stream ends with the connection) or chunked encoding."""
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("cache-control", "no-cache")
-        self.send_header("connection", "close")
+        self.send_header(*framing)
         self.send_header("request-id", "req_fake" + uuid.uuid4().hex[:20])
         self.end_headers()
+
+    @staticmethod
+    def _sse_frame(name, obj) -> bytes:
+        return ((f"event: {name}\n" if name else "") + "data: " + json.dumps(obj) + "\n\n").encode()
+
+    def _send_sse_frames(self, events, family):
+        self._start_sse(("connection", "close"))
         for name, obj in events:
-            frame = ""
-            if name:
-                frame += f"event: {name}\n"
-            frame += "data: " + json.dumps(obj) + "\n\n"
-            self.wfile.write(frame.encode())
+            self.wfile.write(self._sse_frame(name, obj))
             self.wfile.flush()
             time.sleep(0.05)
         if family == "openai-chat":
@@ -523,15 +528,9 @@ class Handler(BaseHTTPRequestHandler):
         try:
             if stream:
                 self._log(200, family, "midstream: stream cut after %d event(s)" % MIDSTREAM_EVENTS[family])
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("cache-control", "no-cache")
-                self.send_header("transfer-encoding", "chunked")
-                self.send_header("request-id", "req_fake" + uuid.uuid4().hex[:20])
-                self.end_headers()
+                self._start_sse(("transfer-encoding", "chunked"))
                 for _, (name, obj) in zip(range(MIDSTREAM_EVENTS[family]), events):
-                    frame = (f"event: {name}\n" if name else "") + "data: " + json.dumps(obj) + "\n\n"
-                    data = frame.encode()
+                    data = self._sse_frame(name, obj)
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
                     self.wfile.flush()
                     time.sleep(0.05)
