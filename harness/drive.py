@@ -101,8 +101,11 @@ FAULT_RE = {
     "hang": r"(?i)timed out|ETIMEDOUT|deadline exceeded|request timeout|timeout error|API error · retrying",
     "reset": r"(?i)ECONNRESET|socket hang up|connection reset|\bterminated\b|fetch failed|network error|"
     r"connection error|error sending request|stream disconnected|closed unexpectedly|cannot connect",
-    "midstream": r"(?i)premature|\bterminated\b|incomplete|\bclosed\b|\bstream\b|connection error|ECONNRESET|"
-    r"\bnetwork\b|connection reset|closed unexpectedly|disconnected|unexpected EOF|decoding response body",
+    # Not the bare words `stream`, `closed`, `network`: opencode's own log says
+    # `message=stream` for every healthy request.
+    "midstream": r"(?i)premature|\bterminated\b|incomplete|connection closed|closed (?:unexpectedly|before)|"
+    r"stream (?:error|disconnected|closed|ended)|connection error|ECONNRESET|network error|connection reset|"
+    r"disconnected|unexpected EOF|decoding response body",
     "bad-gateway": r"(?i)\b502\b|bad gateway",
     "dns": r"(?i)ENOTFOUND|EAI_AGAIN|getaddrinfo|\bresolve|\bdns\b|connection error|fetch failed|unable to connect|"
     r"error sending request|waiting for network|cannot connect|could not connect",
