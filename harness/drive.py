@@ -5,6 +5,8 @@
     python3 harness/drive.py --run [--cli C]... [--scenario S]... [--mode tui|headless]
     python3 harness/drive.py --manifest                # rebuild testdata/clients/manifest.tsv
     python3 harness/drive.py --drift [--latest] [--cli C] [--scenario S]
+    python3 harness/drive.py --install --at codex=0.145.0   # another release than the pin
+    python3 harness/drive.py --run --at codex=0.145.0 --cli codex --out DIR
 
 `--run` re-executes this script under `unshare --net --mount`: inside, only the
 loopback interface exists. Every launch of a third-party CLI goes through
@@ -1103,6 +1105,8 @@ def main(argv=None) -> int:
     ap.add_argument("--scenario", action="append", choices=SCENARIOS)
     ap.add_argument("--mode", choices=["tui", "headless"])
     ap.add_argument("--latest", action="store_true", help="with --drift: the newest versions, not the pins")
+    ap.add_argument("--at", action="append", metavar="CLI=VERSION",
+                    help="with --install or --run --out: this release of CLI instead of its pin (repeatable)")
     ap.add_argument("--keep", action="store_true", help="keep the per-run temporary directories")
     ap.add_argument("--cap", type=int, help=f"per-run time cap in seconds (default {CAP_S})")
     ap.add_argument("--width", type=int,
@@ -1132,6 +1136,17 @@ def main(argv=None) -> int:
     if args.out and not args.drift and not args.dest:
         rest += ["--dest", str(Path(args.out).resolve())]
 
+    versions_at = None
+    if args.at:
+        if args.run and not args.out:
+            ap.error("--at with --run needs --out: testdata/clients/ holds the pinned releases only")
+        versions_at = load_versions()
+        for item in args.at:
+            cli, _, version = item.partition("=")
+            if cli not in versions_at["cli"] or not version:
+                ap.error(f"--at {item}: expected CLI=VERSION with CLI one of {', '.join(CLIS)}")
+            versions_at["cli"][cli]["version"] = version
+
     if args.cap:
         os.environ["FAULTSIFT_HARNESS_CAP"] = str(args.cap)
     if args.width:
@@ -1139,7 +1154,7 @@ def main(argv=None) -> int:
     if args.inner:
         return run_inner(args)
     if args.install:
-        install(load_versions(), args.cli)
+        install(versions_at or load_versions(), args.cli)
         return 0
     if args.manifest:
         recut()
@@ -1153,7 +1168,7 @@ def main(argv=None) -> int:
         if os.geteuid() != 0:
             print("drive.py --run needs root (unshare --net, mount sysfs)", file=sys.stderr)
             return 2
-        return enter_namespace_and_run(rest)
+        return enter_namespace_and_run(rest, versions_at)
     # drift
     versions = load_versions()
     if args.latest:
