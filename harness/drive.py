@@ -1138,6 +1138,8 @@ def main(argv=None) -> int:
 
     versions_at = None
     if args.at:
+        if not (args.install or args.run):
+            ap.error("--at goes with --install or --run (--drift compares the pins, or --latest)")
         if args.run and not args.out:
             ap.error("--at with --run needs --out: testdata/clients/ holds the pinned releases only")
         versions_at = load_versions()
