@@ -56,9 +56,14 @@ SCENARIOS = [
     "midstream",
     "bad-gateway",
     "dns",
+    "forbidden",
+    "gateway-timeout",
+    "tls",
+    "too-long",
 ]
 # ask for these with --scenario: the committed regeneration leaves them out
-EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns")
+EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidden", "gateway-timeout", "tls",
+                   "too-long")
 DEFAULT_SCENARIOS = [s for s in SCENARIOS if s not in EXTRA_SCENARIOS]
 # no provider listens in these (refused: a closed port; dns: a name that does not resolve)
 NO_PROVIDER = ("refused", "dns")
@@ -85,6 +90,10 @@ EXPECT = {
     "midstream": ("pause", "connection"),
     "bad-gateway": ("retry", "server_5xx"),
     "dns": ("pause", "connection"),
+    "forbidden": ("pause", "auth"),
+    "gateway-timeout": ("retry", "server_5xx"),
+    "tls": ("pause", "tls"),
+    "too-long": ("charge", "bad_request"),
 }
 
 # Text that shows the fault reached the output (used for `visible`, and to stop
@@ -111,6 +120,15 @@ FAULT_RE = {
     "bad-gateway": r"(?i)\b502\b|bad gateway",
     "dns": r"(?i)ENOTFOUND|EAI_AGAIN|getaddrinfo|\bresolve|\bdns\b|connection error|fetch failed|unable to connect|"
     r"error sending request|waiting for network|cannot connect|could not connect",
+    "forbidden": r"(?i)\b403\b|forbidden|permission_error|permission denied|does not have permission|not supported|"
+    r"PERMISSION_DENIED",
+    "gateway-timeout": r"(?i)\b504\b|gateway time-?out",
+    # A client that cannot tell a refused certificate from any failed connection
+    # says only that (Codex: `error sending request`; Gemini CLI: `fetch failed`).
+    "tls": r"(?i)certificate|self[- ]signed|\bSSL\b|\bTLS\b|UnknownIssuer|CERT_|handshake|fetch failed|"
+    r"error sending request|connection error|unable to connect|network error|failed to connect|cannot connect",
+    "too-long": r"(?i)too long|maximum context|context (?:length|window)|exceeds the maximum|context_length_exceeded|"
+    r"INVALID_ARGUMENT|input token count",
 }
 HEALTHY_RE = r"All 3 tests pass"
 
@@ -491,13 +509,23 @@ class Provider:
         self.proc = None
         self.log = logdir / "provider.log"
         self.host = DNS_HOST if scenario == "dns" else "127.0.0.1"
+        self.scheme = "https" if scenario == "tls" else "http"
         if scenario in NO_PROVIDER:
             self.port = free_port()  # nothing will listen there
             return
         pf = logdir / "port"
+        tls = []
+        if scenario == "tls":
+            # A certificate no client trusts, made for this run: what a proxy that
+            # re-signs traffic presents.
+            cert, key = logdir / "cert.pem", logdir / "key.pem"
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                            "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+            tls = ["--tls-cert", str(cert), "--tls-key", str(key)]
         self.proc = subprocess.Popen(
             [sys.executable, str(HERE / "fake_provider.py"), "--port", "0", "--scenario", scenario,
-             "--log", str(self.log), "--port-file", str(pf)],
+             "--log", str(self.log), "--port-file", str(pf), *tls],
             stdout=subprocess.DEVNULL,
             stderr=open(logdir / "provider.stderr", "wb"),
         )
@@ -568,7 +596,7 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
     setup, tui_argv, _, _ = CLIS[cli]
     home, work = root / "home", make_workdir(root)
     prov = Provider(scenario, root)
-    base = f"http://{prov.host}:{prov.port}"
+    base = f"{prov.scheme}://{prov.host}:{prov.port}"
     env = base_env(home, versions)
     env.update(setup(home, work, base))
     argv = [a.replace("{bin}", str(cli_bin(spec))) for a in tui_argv]
@@ -672,7 +700,7 @@ def run_headless(cli, spec, scenario, root, out, versions, variant, argv_t, form
     setup = CLIS[cli][0]
     home, work = root / "home", make_workdir(root)
     prov = Provider(scenario, root)
-    base = f"http://{prov.host}:{prov.port}"
+    base = f"{prov.scheme}://{prov.host}:{prov.port}"
     env = base_env(home, versions)
     env.update(setup(home, work, base))
     env["TERM"] = "dumb"

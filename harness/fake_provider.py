@@ -26,6 +26,16 @@ The scenario decides what the generation endpoints answer:
   midstream     200 and the first events of a stream (or part of a JSON body),
                 then the connection closes: no final event, no last chunk
   bad-gateway   502 with the HTML page an nginx proxy sends
+  forbidden     403 with the family's permission body (Anthropic
+                `permission_error`, OpenAI's unsupported region, Gemini
+                `PERMISSION_DENIED`)
+  gateway-timeout  504 with the HTML page an nginx proxy sends
+  too-long      400: the request is over the model's context window (Anthropic
+                `prompt is too long`, OpenAI `context_length_exceeded`, Gemini
+                `INVALID_ARGUMENT`): the work's own fault, to be charged
+  tls           every answer is healthy, but over HTTPS with a self-signed
+                certificate (`--tls-cert`/`--tls-key`): the client refuses it,
+                as behind a proxy that re-signs traffic
 
 Every request is appended to the log file as one JSON object per line.
 
@@ -37,6 +47,7 @@ from __future__ import annotations
 import argparse
 import json
 import socket
+import ssl
 import struct
 import sys
 import threading
@@ -57,6 +68,10 @@ SCENARIOS = (
     "reset",
     "midstream",
     "bad-gateway",
+    "forbidden",
+    "gateway-timeout",
+    "tls",
+    "too-long",
 )
 
 MODEL = "fake-model-1"
@@ -73,6 +88,11 @@ RETRY_AFTER_S = 2
 
 # What `midstream` gets out before the connection drops: no fault words in it.
 PARTIAL_TEXT = "Sure. Adding two and two gives"
+
+GATEWAY_TIMEOUT_HTML = (
+    "<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 Gateway Time-out</h1>"
+    "</center><hr><center>nginx</center></body></html>"
+)
 
 BAD_GATEWAY_HTML = (
     "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1>"
@@ -100,6 +120,8 @@ def anthropic_error(scenario: str):
             "to Plans & Billing to upgrade or purchase credits.",
         ),
         "auth": (401, "authentication_error", "invalid x-api-key"),
+        "forbidden": (403, "permission_error", "Your API key does not have permission to use the specified resource."),
+        "too-long": (400, "invalid_request_error", "prompt is too long: 250112 tokens > 200000 maximum"),
         "server-error": (500, "api_error", "Internal server error"),
         "unavailable": (503, "api_error", "Service Unavailable"),
     }
@@ -143,6 +165,19 @@ def openai_error(scenario: str):
             "Incorrect API key provided: sk-fake***********0000. You can find your "
             "API key in your account settings.",
         ),
+        "forbidden": (
+            403,
+            "invalid_request_error",
+            "unsupported_country_region_territory",
+            "Country, region, or territory not supported",
+        ),
+        "too-long": (
+            400,
+            "invalid_request_error",
+            "context_length_exceeded",
+            "This model's maximum context length is 128000 tokens. However, your messages resulted in "
+            "250112 tokens. Please reduce the length of the messages.",
+        ),
         "server-error": (
             500,
             "server_error",
@@ -178,6 +213,12 @@ def gemini_error(scenario: str):
             401,
             "UNAUTHENTICATED",
             "API key not valid. Please pass a valid API key.",
+        ),
+        "forbidden": (403, "PERMISSION_DENIED", "Permission denied on resource project fake-project."),
+        "too-long": (
+            400,
+            "INVALID_ARGUMENT",
+            "The input token count (1250112) exceeds the maximum number of tokens allowed (1048576).",
         ),
         "server-error": (500, "INTERNAL", "An internal error has occurred."),
         "unavailable": (503, "UNAVAILABLE", "The service is currently unavailable."),
@@ -561,7 +602,7 @@ class Handler(BaseHTTPRequestHandler):
     def _fault(self, family):
         """Answer the scenario's fault; True when a fault was sent."""
         sc = self.scenario
-        if sc == "healthy":
+        if sc in ("healthy", "tls"):
             return False
         if sc == "hang":
             self._hang(family)
@@ -576,6 +617,10 @@ class Handler(BaseHTTPRequestHandler):
         if sc == "bad-gateway":
             self._log(502, family, "bad-gateway: nginx HTML page")
             self._send_html(502, BAD_GATEWAY_HTML)
+            return True
+        if sc == "gateway-timeout":
+            self._log(504, family, "gateway-timeout: nginx HTML page")
+            self._send_html(504, GATEWAY_TIMEOUT_HTML)
             return True
         if family == "anthropic":
             status, body = anthropic_error(sc)
@@ -602,9 +647,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         path = urlsplit(self.path).path
-        if self.scenario == "auth" and ("/models" in path):
+        if self.scenario in ("auth", "forbidden") and ("/models" in path):
             fam = "gemini" if "v1beta" in path else "openai"
-            status, body = gemini_error("auth") if fam == "gemini" else openai_error("auth")
+            status, body = gemini_error(self.scenario) if fam == "gemini" else openai_error(self.scenario)
             self._log(status, fam)
             self._send_json(status, body)
             return
@@ -645,7 +690,7 @@ class Handler(BaseHTTPRequestHandler):
         model = body.get("model") or MODEL
 
         if path.endswith("/count_tokens") or path.endswith(":countTokens"):
-            if self.scenario == "auth":
+            if self.scenario in ("auth", "forbidden"):
                 return self._fault("gemini" if ":" in path else "anthropic")
             self._log(200, "count-tokens")
             if ":" in path:
@@ -701,12 +746,18 @@ def main(argv=None):
     ap.add_argument("--scenario", choices=SCENARIOS, required=True)
     ap.add_argument("--log", help="append one JSON line per request to this file")
     ap.add_argument("--port-file", help="write the bound port here once listening")
+    ap.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM; the tls scenario)")
+    ap.add_argument("--tls-key", help="the certificate's private key (PEM)")
     args = ap.parse_args(argv)
 
     Handler.scenario = args.scenario
     Handler.log_path = args.log
     srv = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     srv.daemon_threads = True
+    if args.tls_cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.tls_cert, args.tls_key)
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     port = srv.server_address[1]
     if args.port_file:
         with open(args.port_file, "w") as fh:
