@@ -30,6 +30,9 @@ The scenario decides what the generation endpoints answer:
                 `permission_error`, OpenAI's unsupported region, Gemini
                 `PERMISSION_DENIED`)
   gateway-timeout  504 with the HTML page an nginx proxy sends
+  flaky         the first FLAKY_FAILURES generation requests get the
+                `overloaded` answer, every later one a healthy answer: an
+                outage the session gets past (to be charged, as recovered)
   too-long      400: the request is over the model's context window (Anthropic
                 `prompt is too long`, OpenAI `context_length_exceeded`, Gemini
                 `INVALID_ARGUMENT`): the work's own fault, to be charged
@@ -72,6 +75,7 @@ SCENARIOS = (
     "gateway-timeout",
     "tls",
     "too-long",
+    "flaky",
 )
 
 MODEL = "fake-model-1"
@@ -85,6 +89,9 @@ HEALTHY_TEXT = (
 )
 
 RETRY_AFTER_S = 2
+
+# How many generation requests `flaky` fails before it answers.
+FLAKY_FAILURES = 2
 
 # What `midstream` gets out before the connection drops: no fault words in it.
 PARTIAL_TEXT = "Sure. Adding two and two gives"
@@ -435,6 +442,7 @@ class Handler(BaseHTTPRequestHandler):
     log_path = None
     log_lock = threading.Lock()
     stop_event = threading.Event()
+    flaky_left = FLAKY_FAILURES
 
     def log_message(self, fmt, *args):  # silence the default stderr log
         pass
@@ -604,6 +612,12 @@ class Handler(BaseHTTPRequestHandler):
         sc = self.scenario
         if sc in ("healthy", "tls"):
             return False
+        if sc == "flaky":
+            with Handler.log_lock:
+                if Handler.flaky_left <= 0:
+                    return False
+                Handler.flaky_left -= 1
+            sc = "overloaded"
         if sc == "hang":
             self._hang(family)
             return True
