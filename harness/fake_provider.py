@@ -37,8 +37,10 @@ The scenario decides what the generation endpoints answer:
                 `prompt is too long`, OpenAI `context_length_exceeded`, Gemini
                 `INVALID_ARGUMENT`): the work's own fault, to be charged
   tls           every answer is healthy, but over HTTPS with a self-signed
-                certificate (`--tls-cert`/`--tls-key`): the client refuses it,
-                as behind a proxy that re-signs traffic
+                certificate (`--tls-cert`/`--tls-key`): the client refuses it
+                (a depth-zero self-signed certificate; a proxy that re-signs
+                traffic with a CA the machine lacks gives `unable to get local
+                issuer certificate` instead, the same family)
 
 Every request is appended to the log file as one JSON object per line.
 
