@@ -522,7 +522,7 @@ fn caught_train_lines_are_still_caught_when_the_pane_wraps_them() {
 /// and `…Exception - ` rows under opencode. The bait is pessimistic here: most of
 /// it (grep output, logs, test fixtures) is text a TUI does not word-wrap but
 /// tmux cuts, which the re-join reads whole. The ceiling keeps it from
-/// growing; it rose once, to 291, for bait and not for a rule: the record
+/// growing; it rose twice, for bait and not for a rule: to 291 when the record
 /// examples of the older releases' formats added to the profile files
 /// (themselves bait) wrap, the Qwen Code 0.8 ones between `[API` and
 /// `Error: 401 …`, an error head at a row's start under opencode, 18 tries
