@@ -1,6 +1,9 @@
 //! Clean stage (SPEC §1.3): window bytes to the lines a person saw — UTF-8 decoded
 //! (invalid bytes as U+FFFD), split at `\n`, `\r\n`, lone `\r` and cursor moves to
-//! another row, with every terminal control sequence removed.
+//! another row, with every terminal control sequence removed. A TUI that draws
+//! a row cell by cell (`ESC [4;59H┃ ESC [4;62HIncorrect API key…`) moves the
+//! cursor along the row it is on: such a move forward is a gap in the row, as
+//! on screen, not a new line.
 //!
 //! Plain runs are copied in bulk; from an ESC (or a raw C1 control) on, bytes go
 //! through `vte`'s state machine until the sequence ends, so the sequence grammar
@@ -193,6 +196,12 @@ struct Sink {
     other_break: bool,
     /// The pending break is a cursor move (or the like), not a line feed.
     pending_move: bool,
+    /// Where the last absolute cursor move (`CUP`) put the cursor, while
+    /// nothing else has moved it: its row and column (1-based), and where in
+    /// `out` the text written since starts (`usize::MAX`: at the start of the
+    /// line the move began). The column now is that column plus the
+    /// characters written since.
+    cursor: Option<(u16, u16, usize)>,
 }
 
 impl Cleaner {
@@ -213,6 +222,7 @@ impl Cleaner {
                 newlines: 0,
                 other_break: false,
                 pending_move: false,
+                cursor: None,
                 printed: false,
                 break_as_space: false,
             },
@@ -245,10 +255,12 @@ impl Cleaner {
             }
             match bytes[i] {
                 b'\n' => {
+                    self.sink.cursor = None;
                     self.sink.line_break(i + 1, Break::Newline);
                     i += 1;
                 }
                 b'\r' => {
+                    self.sink.cursor = None;
                     let crlf = bytes.get(i + 1) == Some(&b'\n');
                     self.sink.line_break(i + 1 + usize::from(crlf), if crlf { Break::Newline } else { Break::Other });
                     i += 1 + usize::from(crlf);
@@ -318,9 +330,19 @@ impl Cleaner {
         let params = bytes[2..].iter().position(|b| !(0x30..=0x3F).contains(b))? + 2;
         let finals = bytes[params..].iter().position(|b| !(0x20..=0x2F).contains(b))? + params;
         let action = *bytes.get(finals).filter(|b| (0x40..=0x7E).contains(*b))?;
-        let digits = bytes[2..params].iter().take_while(|b| b.is_ascii_digit());
-        let first = digits.fold(0u16, |n, &d| n.saturating_mul(10).saturating_add(u16::from(d - b'0')));
-        self.sink.csi(char::from(action), first);
+        let number = |digits: &[u8]| {
+            digits
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .fold(0u16, |n, &d| n.saturating_mul(10).saturating_add(u16::from(d - b'0')))
+        };
+        let first = number(&bytes[2..params]);
+        // Only a cursor position reads its second parameter (the column).
+        let second = match action {
+            b'H' | b'f' => bytes[2..params].split(|&b| b == b';').nth(1).map_or(0, number),
+            _ => 0,
+        };
+        self.sink.csi(char::from(action), first, second);
         Some(finals + 1)
     }
 
@@ -518,18 +540,50 @@ impl Sink {
         Cleaned { text: self.out, lines: self.lines, rejoined: None }
     }
 
-    /// A CSI's effect on lines: `first` is its first parameter (0 if none).
-    fn csi(&mut self, action: char, first: u16) {
+    /// A CSI's effect on lines: `first` and `second` are its first two
+    /// parameters (0 if none).
+    fn csi(&mut self, action: char, first: u16, second: u16) {
+        if matches!(action, 'H' | 'f') {
+            self.cursor_to(first.max(1), second.max(1));
+            self.sequence_done();
+            return;
+        }
+        // Any other move leaves the cursor where this sink cannot follow it.
+        if matches!(action, 'A' | 'B' | 'C' | 'E' | 'F' | 'G' | '`' | 'a' | 'd' | 'e' | 'k' | 'u') {
+            self.cursor = None;
+        }
         match action {
             // Moves to another row, erases the screen, scrolls, restores the
             // cursor: what follows is not on the same line.
-            'A' | 'B' | 'E' | 'F' | 'H' | 'f' | 'd' | 'e' | 'k' | 'J' | 'S' | 'T' | 'u' => self.break_here(),
+            'A' | 'B' | 'E' | 'F' | 'd' | 'e' | 'k' | 'J' | 'S' | 'T' | 'u' => self.break_here(),
             // To column 1 is a carriage return; elsewhere along the row, a gap.
             'G' | '`' if first <= 1 => self.break_here(),
             'C' | 'G' | '`' | 'a' => self.space(),
             _ => {}
         }
         self.sequence_done();
+    }
+
+    /// An absolute cursor move to `row`, `col`: along the row the cursor is on
+    /// and forward of where it is, a gap (a blank where it jumped); anywhere
+    /// else (another row, back over what was written, a position not
+    /// followed) a break, as before.
+    fn cursor_to(&mut self, row: u16, col: u16) {
+        let here = self.cursor.and_then(|(r, c, from)| {
+            let from = if from == usize::MAX { self.line_text_start } else { from };
+            let written = self.out.get(from..)?.chars().count();
+            (r == row && !self.pending_break).then(|| usize::from(c).saturating_add(written))
+        });
+        match here {
+            Some(now) if usize::from(col) > now => self.space(),
+            Some(now) if usize::from(col) == now => {}
+            _ => {
+                self.break_here();
+                self.cursor = Some((row, col, usize::MAX));
+                return;
+            }
+        }
+        self.cursor = Some((row, col, self.out.len()));
     }
 
     fn sequence_done(&mut self) {
@@ -572,10 +626,6 @@ impl Sink {
     }
 }
 
-fn first_param(params: &vte::Params) -> u16 {
-    params.iter().next().and_then(|p| p.first().copied()).unwrap_or(0)
-}
-
 impl vte::Perform for Sink {
     fn terminated(&self) -> bool {
         self.stop
@@ -595,8 +645,14 @@ impl vte::Perform for Sink {
         match byte {
             // Inside a sequence a CR cannot be paired with its LF here; a CRLF
             // then gives an empty line, which is dropped.
-            b'\n' => self.newline_here(),
-            b'\r' => self.break_here(),
+            b'\n' => {
+                self.cursor = None;
+                self.newline_here();
+            }
+            b'\r' => {
+                self.cursor = None;
+                self.break_here();
+            }
             b'\t' => self.out.push('\t'),
             // CAN and SUB abort the sequence.
             0x18 | 0x1A => self.sequence_done(),
@@ -605,13 +661,19 @@ impl vte::Perform for Sink {
     }
 
     fn csi_dispatch(&mut self, params: &vte::Params, _intermediates: &[u8], _ignore: bool, action: char) {
-        self.csi(action, first_param(params));
+        let mut fields = params.iter().map(|p| p.first().copied().unwrap_or(0));
+        let first = fields.next().unwrap_or(0);
+        let second = fields.next().unwrap_or(0);
+        self.csi(action, first, second);
     }
 
     fn esc_dispatch(&mut self, _intermediates: &[u8], _ignore: bool, byte: u8) {
         match byte {
             // IND, NEL, RI, DECRC, RIS.
-            b'D' | b'E' | b'M' | b'8' | b'c' => self.break_here(),
+            b'D' | b'E' | b'M' | b'8' | b'c' => {
+                self.cursor = None;
+                self.break_here();
+            }
             _ => {}
         }
         self.sequence_done();
@@ -665,6 +727,20 @@ mod tests {
     fn cursor_moves_to_another_row_end_the_line() {
         assert_eq!(lines(b"left\x1b[5;1Hright\x1b[2Adown"), ["left", "right", "down"]);
         assert_eq!(offsets(b"ab\x1b[Hcd"), [(0, "ab".into()), (5, "cd".into())]);
+    }
+
+    #[test]
+    fn a_tui_drawing_a_row_cell_by_cell_gives_one_line() {
+        // opencode's error panel in a raw stream: each cell placed with an
+        // absolute move along its row.
+        let raw = b"\x1b[3;59H\x1b[31m\xe2\x94\x83\x1b[0m\x1b[3;118H\xe2\x94\x83\x1b[4;59H\xe2\x94\x83\x1b[4;62HIncorrect API key provided. \x1b[4;118H\xe2\x94\x83";
+        assert_eq!(lines(raw), ["\u{2503} \u{2503}", "\u{2503} Incorrect API key provided. \u{2503}"]);
+        // Right after what was written, no gap; back over it, a repaint.
+        assert_eq!(lines(b"\x1b[39;4H#\x1b[39;5H#\x1b[39;4H*"), ["##", "*"]);
+        // A move to the same row after a line feed is not followed.
+        assert_eq!(lines(b"\x1b[2;1Ha\nb\x1b[2;9Hc"), ["a", "b", "c"]);
+        // Other moves in between leave the position unknown: a break.
+        assert_eq!(lines(b"\x1b[2;1Ha\x1b[1Cb\x1b[2;9Hc"), ["a b", "c"]);
     }
 
     #[test]

@@ -110,6 +110,23 @@ fn every_healthy_run_and_every_failure_of_the_work_is_charged() {
     assert!(paused.is_empty(), "runs the environment did not fail, paused:\n{}", paused.join("\n"));
 }
 
+/// A raw terminal stream (the bytes a TUI wrote, as `script` or a pipe
+/// records them) shows what its pane showed: every visible fault in one is
+/// caught. opencode draws each row cell by cell with absolute cursor moves
+/// along the row, which the clean stage reads as gaps in one line.
+#[test]
+fn every_visible_fault_in_a_raw_terminal_stream_is_caught() {
+    let mut pipelines = BTreeMap::new();
+    let raw: Vec<_> = manifest()
+        .into_iter()
+        .filter(|c| c.visible && c.expect_action != Action::Charge && form_family(&c.form) == "raw")
+        .collect();
+    assert!(raw.len() >= 20, "raw streams with a visible fault: {}", raw.len());
+    let missed: Vec<String> =
+        raw.iter().filter(|c| !classify(&mut pipelines, c).env_fault).map(|c| c.path.clone()).collect();
+    assert!(missed.is_empty(), "raw streams whose fault was missed:\n{}", missed.join("\n"));
+}
+
 /// The share of visible faults caught, per CLI: each CLI's floor is set under
 /// what the profiles catch today, so that losing real outages fails here.
 #[test]
