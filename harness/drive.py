@@ -60,11 +60,12 @@ SCENARIOS = [
     "gateway-timeout",
     "tls",
     "too-long",
+    "not-found",
     "flaky",
 ]
 # ask for these with --scenario: the committed regeneration leaves them out
 EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidden", "gateway-timeout", "tls",
-                   "too-long", "flaky")
+                   "too-long", "not-found", "flaky")
 DEFAULT_SCENARIOS = [s for s in SCENARIOS if s not in EXTRA_SCENARIOS]
 # no provider listens in these (refused: a closed port; dns: a name that does not resolve)
 NO_PROVIDER = ("refused", "dns")
@@ -95,6 +96,8 @@ EXPECT = {
     "gateway-timeout": ("retry", "server_5xx"),
     "tls": ("pause", "tls"),
     "too-long": ("charge", "bad_request"),
+    # the model does not exist: the session's configuration, not an outage
+    "not-found": ("charge", "bad_request"),
     # overloaded twice, then answered: the session got past the outage
     "flaky": ("charge", "none"),
 }
@@ -132,6 +135,7 @@ FAULT_RE = {
     r"error sending request|connection error|unable to connect|network error|failed to connect|cannot connect",
     "too-long": r"(?i)too long|maximum context|context (?:length|window)|exceeds the maximum|context_length_exceeded|"
     r"INVALID_ARGUMENT|input token count",
+    "not-found": r"(?i)not[ _]found|does not exist|model_not_found|NOT_FOUND|ListModels",
 }
 FAULT_RE["flaky"] = FAULT_RE["overloaded"]
 HEALTHY_RE = r"All 3 tests pass"

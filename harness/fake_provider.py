@@ -36,6 +36,9 @@ The scenario decides what the generation endpoints answer:
   too-long      400: the request is over the model's context window (Anthropic
                 `prompt is too long`, OpenAI `context_length_exceeded`, Gemini
                 `INVALID_ARGUMENT`): the work's own fault, to be charged
+  not-found     404: the model does not exist (Anthropic `not_found_error`,
+                OpenAI `model_not_found`, Gemini `NOT_FOUND`): the session's
+                configuration, to be charged
   tls           every answer is healthy, but over HTTPS with a self-signed
                 certificate (`--tls-cert`/`--tls-key`): the client refuses it
                 (a depth-zero self-signed certificate; a proxy that re-signs
@@ -77,6 +80,7 @@ SCENARIOS = (
     "gateway-timeout",
     "tls",
     "too-long",
+    "not-found",
     "flaky",
 )
 
@@ -131,6 +135,7 @@ def anthropic_error(scenario: str):
         "auth": (401, "authentication_error", "invalid x-api-key"),
         "forbidden": (403, "permission_error", "Your API key does not have permission to use the specified resource."),
         "too-long": (400, "invalid_request_error", "prompt is too long: 250112 tokens > 200000 maximum"),
+        "not-found": (404, "not_found_error", "model: " + MODEL),
         "server-error": (500, "api_error", "Internal server error"),
         "unavailable": (503, "api_error", "Service Unavailable"),
     }
@@ -187,6 +192,12 @@ def openai_error(scenario: str):
             "This model's maximum context length is 128000 tokens. However, your messages resulted in "
             "250112 tokens. Please reduce the length of the messages.",
         ),
+        "not-found": (
+            404,
+            "invalid_request_error",
+            "model_not_found",
+            "The model `" + MODEL + "` does not exist or you do not have access to it.",
+        ),
         "server-error": (
             500,
             "server_error",
@@ -228,6 +239,12 @@ def gemini_error(scenario: str):
             400,
             "INVALID_ARGUMENT",
             "The input token count (1250112) exceeds the maximum number of tokens allowed (1048576).",
+        ),
+        "not-found": (
+            404,
+            "NOT_FOUND",
+            "models/" + MODEL + " is not found for API version v1beta, or is not supported for generateContent. "
+            "Call ListModels to see the list of available models and their supported methods.",
         ),
         "server-error": (500, "INTERNAL", "An internal error has occurred."),
         "unavailable": (503, "UNAVAILABLE", "The service is currently unavailable."),

@@ -564,10 +564,14 @@ impl Sink {
         self.sequence_done();
     }
 
-    /// An absolute cursor move to `row`, `col`: along the row the cursor is on
-    /// and forward of where it is, a gap (a blank where it jumped); anywhere
-    /// else (another row, back over what was written, a position not
-    /// followed) a break, as before.
+    /// An absolute cursor move to `row`, `col`: along the row the cursor is on,
+    /// two columns or more forward of where it is, a gap (the blanks a layout
+    /// leaves: a panel's border and its padding), or right where it is, no
+    /// gap; anywhere else a break, as before. A jump over exactly one cell is
+    /// a break too: a diff renderer that streams prose word by word skips the
+    /// one unchanged blank between two words (Codex's TUI), and a line joined
+    /// from those words would start mid-sentence, where no rule's anchor
+    /// belongs.
     fn cursor_to(&mut self, row: u16, col: u16) {
         let here = self.cursor.and_then(|(r, c, from)| {
             let from = if from == usize::MAX { self.line_text_start } else { from };
@@ -575,7 +579,7 @@ impl Sink {
             (r == row && !self.pending_break).then(|| usize::from(c).saturating_add(written))
         });
         match here {
-            Some(now) if usize::from(col) > now => self.space(),
+            Some(now) if usize::from(col) > now + 1 => self.space(),
             Some(now) if usize::from(col) == now => {}
             _ => {
                 self.break_here();
@@ -737,6 +741,8 @@ mod tests {
         assert_eq!(lines(raw), ["\u{2503} \u{2503}", "\u{2503} Incorrect API key provided. \u{2503}"]);
         // Right after what was written, no gap; back over it, a repaint.
         assert_eq!(lines(b"\x1b[39;4H#\x1b[39;5H#\x1b[39;4H*"), ["##", "*"]);
+        // Over one blank cell: words streamed one by one, each its own line.
+        assert_eq!(lines(b"\x1b[9;3Hstream\x1b[9;10Hdisconnected"), ["stream", "disconnected"]);
         // A move to the same row after a line feed is not followed.
         assert_eq!(lines(b"\x1b[2;1Ha\nb\x1b[2;9Hc"), ["a", "b", "c"]);
         // Other moves in between leave the position unknown: a break.
