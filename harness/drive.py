@@ -61,11 +61,12 @@ SCENARIOS = [
     "tls",
     "too-long",
     "not-found",
+    "payment",
     "flaky",
 ]
 # ask for these with --scenario: the committed regeneration leaves them out
 EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidden", "gateway-timeout", "tls",
-                   "too-long", "not-found", "flaky")
+                   "too-long", "not-found", "payment", "flaky")
 DEFAULT_SCENARIOS = [s for s in SCENARIOS if s not in EXTRA_SCENARIOS]
 # no provider listens in these (refused: a closed port; dns: a name that does not resolve)
 NO_PROVIDER = ("refused", "dns")
@@ -98,6 +99,8 @@ EXPECT = {
     "too-long": ("charge", "bad_request"),
     # the model does not exist: the session's configuration, not an outage
     "not-found": ("charge", "bad_request"),
+    # the account cannot pay (402, or Google's billing disabled): a person must act
+    "payment": ("pause", "quota"),
     # overloaded twice, then answered: the session got past the outage
     "flaky": ("charge", "none"),
 }
@@ -136,6 +139,7 @@ FAULT_RE = {
     "too-long": r"(?i)too long|maximum context|context (?:length|window)|exceeds the maximum|context_length_exceeded|"
     r"INVALID_ARGUMENT|input token count",
     "not-found": r"(?i)not[ _]found|does not exist|model_not_found|NOT_FOUND|ListModels",
+    "payment": r"(?i)\b402\b|credit|billing|payment|BILLING_DISABLED|PERMISSION_DENIED|\b403\b",
 }
 FAULT_RE["flaky"] = FAULT_RE["overloaded"]
 HEALTHY_RE = r"All 3 tests pass"

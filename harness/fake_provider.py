@@ -36,6 +36,10 @@ The scenario decides what the generation endpoints answer:
   too-long      400: the request is over the model's context window (Anthropic
                 `prompt is too long`, OpenAI `context_length_exceeded`, Gemini
                 `INVALID_ARGUMENT`): the work's own fault, to be charged
+  payment       the account cannot pay: Anthropic 402 `billing_error`, an
+                OpenAI-compatible gateway's 402 (OpenRouter's documented
+                `Insufficient credits` body), Gemini 403 `BILLING_DISABLED`
+                (generation requests only; the probes answer)
   not-found     404: the model does not exist (Anthropic `not_found_error`,
                 OpenAI `model_not_found`, Gemini `NOT_FOUND`): the session's
                 configuration, to be charged
@@ -81,6 +85,7 @@ SCENARIOS = (
     "tls",
     "too-long",
     "not-found",
+    "payment",
     "flaky",
 )
 
@@ -136,6 +141,12 @@ def anthropic_error(scenario: str):
         "forbidden": (403, "permission_error", "Your API key does not have permission to use the specified resource."),
         "too-long": (400, "invalid_request_error", "prompt is too long: 250112 tokens > 200000 maximum"),
         "not-found": (404, "not_found_error", "model: " + MODEL),
+        "payment": (
+            402,
+            "billing_error",
+            "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or "
+            "purchase credits.",
+        ),
         "server-error": (500, "api_error", "Internal server error"),
         "unavailable": (503, "api_error", "Service Unavailable"),
     }
@@ -198,6 +209,13 @@ def openai_error(scenario: str):
             "model_not_found",
             "The model `" + MODEL + "` does not exist or you do not have access to it.",
         ),
+        "payment": (
+            402,
+            None,
+            402,
+            "Insufficient credits. This account never purchased credits. Make sure your key is on the correct "
+            "account or org, and if so, purchase more at https://openrouter.ai/settings/credits",
+        ),
         "server-error": (
             500,
             "server_error",
@@ -245,6 +263,14 @@ def gemini_error(scenario: str):
             "NOT_FOUND",
             "models/" + MODEL + " is not found for API version v1beta, or is not supported for generateContent. "
             "Call ListModels to see the list of available models and their supported methods.",
+        ),
+        "payment": (
+            403,
+            "PERMISSION_DENIED",
+            "This API method requires billing to be enabled. Please enable billing on project #fake-project by "
+            "visiting https://console.developers.google.com/billing/enable?project=fake-project then retry. If you "
+            "enabled billing for this project recently, wait a few minutes for the action to propagate to our "
+            "systems and retry.",
         ),
         "server-error": (500, "INTERNAL", "An internal error has occurred."),
         "unavailable": (503, "UNAVAILABLE", "The service is currently unavailable."),
