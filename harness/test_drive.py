@@ -13,6 +13,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import drive  # noqa: E402
+import fake_provider  # noqa: E402
 
 
 def fake_net(root: Path, ifaces):
@@ -111,6 +112,19 @@ class FixtureHelpersTest(unittest.TestCase):
         self.assertLess(len(first), 8192)
         self.assertEqual(obj["type"], "system")
         self.assertEqual(second, b'{"a":1}')
+
+
+class ScenarioTablesTest(unittest.TestCase):
+    def test_every_scenario_with_a_provider_is_one_the_provider_serves(self):
+        with_provider = [s for s in drive.SCENARIOS if s not in drive.NO_PROVIDER]
+        self.assertEqual(sorted(with_provider), sorted(fake_provider.SCENARIOS))
+        self.assertEqual(len(set(drive.SCENARIOS)), len(drive.SCENARIOS))
+
+    def test_every_scenario_has_an_expected_verdict_and_a_fault_pattern(self):
+        for s in drive.SCENARIOS:
+            self.assertIn(s, drive.EXPECT)
+            if s != "healthy":
+                self.assertIn(s, drive.FAULT_RE)
 
 
 class ReapTest(unittest.TestCase):
