@@ -548,17 +548,17 @@ impl Sink {
             self.sequence_done();
             return;
         }
-        // Any other move leaves the cursor where this sink cannot follow it.
-        if matches!(action, 'A' | 'B' | 'C' | 'E' | 'F' | 'G' | '`' | 'a' | 'd' | 'e' | 'k' | 'u') {
-            self.cursor = None;
-        }
         match action {
             // Moves to another row, erases the screen, scrolls, restores the
             // cursor: what follows is not on the same line.
             'A' | 'B' | 'E' | 'F' | 'd' | 'e' | 'k' | 'J' | 'S' | 'T' | 'u' => self.break_here(),
             // To column 1 is a carriage return; elsewhere along the row, a gap.
             'G' | '`' if first <= 1 => self.break_here(),
-            'C' | 'G' | '`' | 'a' => self.space(),
+            // A relative move along the row: a column this sink does not follow.
+            'C' | 'G' | '`' | 'a' => {
+                self.cursor = None;
+                self.space();
+            }
             _ => {}
         }
         self.sequence_done();
@@ -599,6 +599,9 @@ impl Sink {
     /// A cursor move, erase or scroll, unless [`Sink::newline_here`] says
     /// otherwise.
     fn break_here(&mut self) {
+        // Whatever moved the cursor off its line, its position is not known
+        // now (an absolute move sets it again after this).
+        self.cursor = None;
         self.pending_break = true;
         self.pending_move = true;
         self.stop = true;
@@ -649,14 +652,8 @@ impl vte::Perform for Sink {
         match byte {
             // Inside a sequence a CR cannot be paired with its LF here; a CRLF
             // then gives an empty line, which is dropped.
-            b'\n' => {
-                self.cursor = None;
-                self.newline_here();
-            }
-            b'\r' => {
-                self.cursor = None;
-                self.break_here();
-            }
+            b'\n' => self.newline_here(),
+            b'\r' => self.break_here(),
             b'\t' => self.out.push('\t'),
             // CAN and SUB abort the sequence.
             0x18 | 0x1A => self.sequence_done(),
@@ -674,10 +671,7 @@ impl vte::Perform for Sink {
     fn esc_dispatch(&mut self, _intermediates: &[u8], _ignore: bool, byte: u8) {
         match byte {
             // IND, NEL, RI, DECRC, RIS.
-            b'D' | b'E' | b'M' | b'8' | b'c' => {
-                self.cursor = None;
-                self.break_here();
-            }
+            b'D' | b'E' | b'M' | b'8' | b'c' => self.break_here(),
             _ => {}
         }
         self.sequence_done();
