@@ -522,8 +522,8 @@ fn caught_train_lines_are_still_caught_when_the_pane_wraps_them() {
 }
 
 /// The precision side of a program's own word wrap: a healthy line (bait)
-/// wrapped so may put fault words at the start of a row. Measured: 292 of
-/// 161,810 tries fire at 80 and 60 columns (2026-12-01; 353 before the
+/// wrapped so may put fault words at the start of a row. Measured: 293 of
+/// 162,920 tries fire at 80 and 60 columns (2026-12-01; 353 before the
 /// re-join read indented rows as going on), mostly `litellm.…Error:` rows
 /// of lines with no glyph or indent under the aider and OpenHands profiles
 /// and `…Exception - ` rows under opencode. The bait is pessimistic here: most of
@@ -533,14 +533,16 @@ fn caught_train_lines_are_still_caught_when_the_pane_wraps_them() {
 /// examples of the older releases' formats added to the profile files
 /// (themselves bait) wrap, the Qwen Code 0.8 ones between `[API` and
 /// `Error: 401 …`, an error head at a row's start under opencode, 18 tries
-/// in all; and to 292 when the rules for the harness's `forbidden` and
-/// `tls` scenarios added their examples.
+/// in all; to 292 when the rules for the harness's `forbidden` and
+/// `tls` scenarios added their examples; and to 293 for a rule, goose's
+/// unframed `Authentication error: Authentication failed. Status: 401 …`,
+/// which a row of the profile's own JSON record example starts with.
 #[test]
 fn bait_a_program_word_wraps_itself() {
     let (tried, fired) = bait_fired(&[80, 60], word_wrap);
     eprintln!("{tried} word-wrapped bait lines tried, {} fired", fired.len());
     assert!(tried >= 10_000);
-    assert!(fired.len() <= 292, "{} fired:\n{}", fired.len(), fired.join("\n"));
+    assert!(fired.len() <= 293, "{} fired:\n{}", fired.len(), fired.join("\n"));
 }
 
 /// The line with a request id after it, as a next release may append one
@@ -668,7 +670,7 @@ fn stamp_variant(text: &str) -> Option<String> {
 /// fragment: a rule that reads a line whole ends on blanks or on closed
 /// brackets, never on more words), and the families hold almost everywhere.
 /// `ci` reads tools whose lines end where their format ends, so the tail
-/// does not apply to all of them (nine of its 315 caught lines end there on purpose).
+/// does not apply to all of them (ten of its 334 caught lines end there on purpose).
 #[test]
 fn caught_train_lines_survive_the_next_release_s_variations() {
     type Variant = fn(&str) -> Option<String>;

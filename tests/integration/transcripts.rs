@@ -310,7 +310,7 @@ fn the_partial_first_record_is_dropped_and_a_cut_record_is_said() {
         .verdict();
     assert_eq!((v.input, v.action, v.rule), (Input::Jsonl, Action::Charge, None));
     let v = Test::new().file("s.jsonl", &log).args(["classify", "--profile", "claude", "s.jsonl"]).verdict();
-    assert_eq!(v.action, Action::Pause);
+    assert_eq!((v.action, v.rule.as_deref()), (Action::Retry, Some("claude/record-text-overloaded")));
     // One record longer than the window: read as far as it goes, and said.
     let long = format!("{{\"type\":\"user\",\"message\":{{\"content\":\"{}\"}}}}\n", "x".repeat(500));
     let v = Test::new()
