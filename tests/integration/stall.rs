@@ -408,7 +408,17 @@ fn example_supervisor_stops_a_detached_agent_with_its_stop_hook() {
     let detached = "sh detach.sh";
     let stop = [("SUPERVISOR_STOP", "kill $(cat agent.pid)")];
     let (_, t) = supervise_with("  I will now run the tests.", detached, &stop);
-    let (pid, running) = alive(t.path());
+    // `kill` returns before the agent has died: on a loaded machine the
+    // process may still be running for a moment, so give it up to 5 s.
+    let mut waited = 0;
+    let (pid, running) = loop {
+        let (pid, running) = alive(t.path());
+        if !running || waited >= 50 {
+            break (pid, running);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        waited += 1;
+    };
     assert!(!running, "the stop hook stopped agent {pid}");
     let (_, t) = supervise_with("  I will now run the tests.", detached, &[]);
     let (pid, running) = alive(t.path());
