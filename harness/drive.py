@@ -183,6 +183,9 @@ def install(versions: dict, only=None) -> None:
         if only and name != "node" and name not in only:
             continue
         d = pkg_dir(spec["package"], spec["version"])
+        if spec.get("registry") == "pypi":
+            install_pypi(spec, d)
+            continue
         marker = d / "node_modules" / spec["package"] / "package.json"
         if marker.exists():
             print(f"install: {spec['package']}@{spec['version']} already in cache")
@@ -196,9 +199,30 @@ def install(versions: dict, only=None) -> None:
         )
 
 
+def install_pypi(spec: dict, d: Path) -> None:
+    """A Python CLI goes into a virtual environment of its own under the cache."""
+    if cli_bin(spec).exists():
+        print(f"install: {spec['package']}=={spec['version']} already in cache")
+        return
+    print(f"install: {spec['package']}=={spec['version']}", flush=True)
+    python = shutil.which(spec["python"]) if spec.get("python") else sys.executable
+    if not python:
+        raise SystemExit(f"install: {spec['package']} needs {spec['python']}, which is not on PATH")
+    subprocess.run([python, "-m", "venv", str(d / "venv")], check=True)
+    subprocess.run([str(d / "venv" / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check",
+                    f"{spec['package']}=={spec['version']}"], check=True)
+
+
 def latest_versions(versions: dict) -> dict:
     out = json.loads(json.dumps(versions))
     for spec in out["cli"].values():
+        if spec.get("registry") == "pypi":
+            r = subprocess.run([sys.executable, "-m", "pip", "index", "versions", spec["package"]],
+                               capture_output=True, text=True)
+            m = re.match(r"\S+ \(([^)]+)\)", r.stdout)
+            if r.returncode == 0 and m:
+                spec["version"] = m.group(1)
+            continue
         r = subprocess.run(["npm", "view", spec["package"], "version"], capture_output=True, text=True)
         if r.returncode == 0 and r.stdout.strip():
             spec["version"] = r.stdout.strip().splitlines()[-1]
@@ -211,6 +235,8 @@ def node_bin_dir(versions: dict) -> Path:
 
 
 def cli_bin(spec: dict) -> Path:
+    if spec.get("registry") == "pypi":
+        return pkg_dir(spec["package"], spec["version"]) / "venv" / "bin" / spec["bin"]
     return pkg_dir(spec["package"], spec["version"]) / "node_modules" / ".bin" / spec["bin"]
 
 
@@ -348,6 +374,38 @@ def setup_copilot(home: Path, work: Path, base: str) -> dict:
     }
 
 
+def setup_aider(home: Path, work: Path, base: str) -> dict:
+    # Aider reads every option from an AIDER_* variable; litellm's model map
+    # stays the packaged one (it would fetch a newer one at start). Aider
+    # still tries to fetch its own copy of that map and prints the failure
+    # at start, as it does for any user without that host: a healthy run
+    # shows it, and it must be charged.
+    return {
+        "AIDER_MODEL": "openai/fake-model-1",
+        "OPENAI_API_BASE": base + "/v1",
+        "OPENAI_API_KEY": "sk-fake-aider-key-0000",
+        "AIDER_YES_ALWAYS": "true",
+        "AIDER_GIT": "false",
+        "AIDER_CHECK_UPDATE": "false",
+        "AIDER_ANALYTICS_DISABLE": "true",
+        "AIDER_SHOW_MODEL_WARNINGS": "false",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
+
+
+def setup_openhands(home: Path, work: Path, base: str) -> dict:
+    # `--override-with-envs` makes the CLI take its model from LLM_*; it
+    # still tries to clone its public skills at start and logs the failure,
+    # as it does for any user without that host: a healthy run shows it.
+    return {
+        "LLM_MODEL": "openai/fake-model-1",
+        "LLM_BASE_URL": base + "/v1",
+        "LLM_API_KEY": "sk-fake-openhands-key-0000",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "OPENHANDS_SUPPRESS_BANNER": "1",
+    }
+
+
 # name -> (setup, tui argv, [(variant, argv, stdout form)], transcript globs under HOME)
 CLIS = {
     "claude": (
@@ -395,6 +453,23 @@ CLIS = {
             ("json", ["{bin}", "-p", PROMPT, "--output-format", "json"], "jsonl"),
         ],
         [".copilot/session-state/*/events.jsonl"],
+    ),
+    # `--message` runs one prompt and exits, in the pane as in a pipeline;
+    # aider keeps its chat history in the work tree, not under HOME.
+    "aider": (
+        setup_aider,
+        ["{bin}", "--message", PROMPT],
+        [("text", ["{bin}", "--no-pretty", "--message", PROMPT], "stdout")],
+        [],
+    ),
+    "openhands": (
+        setup_openhands,
+        ["{bin}", "--override-with-envs", "--always-approve", "--exit-without-confirmation", "-t", PROMPT],
+        [
+            ("text", ["{bin}", "--override-with-envs", "--headless", "-t", PROMPT], "stdout"),
+            ("json", ["{bin}", "--override-with-envs", "--headless", "--json", "-t", PROMPT], "jsonl"),
+        ],
+        [],
     ),
 }
 

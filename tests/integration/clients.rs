@@ -84,7 +84,7 @@ fn the_manifest_names_every_capture_and_only_captures() {
         assert!(testdata(&format!("clients/{}", c.path)).is_file(), "{} is missing", c.path);
     }
     let clis: std::collections::BTreeSet<&str> = rows.iter().map(|c| c.cli.as_str()).collect();
-    for cli in ["claude", "codex", "gemini", "qwen", "opencode", "copilot"] {
+    for cli in ["claude", "codex", "gemini", "qwen", "opencode", "copilot", "aider", "openhands"] {
         assert!(clis.contains(cli), "no captures of {cli}");
     }
 }
@@ -131,8 +131,16 @@ fn every_visible_fault_in_a_raw_terminal_stream_is_caught() {
 /// what the profiles catch today, so that losing real outages fails here.
 #[test]
 fn visible_faults_of_the_real_clis_are_caught() {
-    let floors =
-        [("claude", 0.95), ("codex", 0.95), ("gemini", 0.95), ("qwen", 0.95), ("opencode", 0.95), ("copilot", 0.95)];
+    let floors = [
+        ("claude", 0.95),
+        ("codex", 0.95),
+        ("gemini", 0.95),
+        ("qwen", 0.95),
+        ("opencode", 0.95),
+        ("copilot", 0.95),
+        ("aider", 0.95),
+        ("openhands", 0.95),
+    ];
     let mut pipelines = BTreeMap::new();
     let mut per_cli: BTreeMap<String, (usize, usize, Vec<String>)> = BTreeMap::new();
     let mut per_form: BTreeMap<(String, &str), (usize, usize)> = BTreeMap::new();
