@@ -1,11 +1,22 @@
 #!/bin/sh
 # Regenerate every fixture in testdata/clients the way the committed ones were made.
-# Needs root, tmux, npm (for --install) and about 75 minutes on 2 cores.
+# Needs root, tmux, npm and PyPI (for --install), python3.12 (the OpenHands CLI) and
+# about three hours on 2 cores.
 set -eu
 cd "$(dirname "$0")/.."
 python3 harness/drive.py --install
-python3 harness/drive.py --run                                   # 6 CLIs x 8 scenarios, cap 90 s
-python3 harness/drive.py --run --scenario quota
+SIX="--cli claude --cli codex --cli gemini --cli qwen --cli opencode --cli copilot"
+python3 harness/drive.py --run $SIX                              # 6 CLIs x 8 scenarios, cap 90 s
+python3 harness/drive.py --run $SIX --scenario quota
+# aider and the OpenHands CLI (from PyPI) were run through all twenty scenarios;
+# the OpenHands SDK retries five times 8 to 64 s apart, so it gets 180 s.
+ALL=""
+for s in healthy overloaded rate-limit auth server-error unavailable refused hang quota reset \
+         midstream bad-gateway dns forbidden gateway-timeout tls too-long not-found payment flaky; do
+    ALL="$ALL --scenario $s"
+done
+python3 harness/drive.py --run --cli aider $ALL
+python3 harness/drive.py --run --cli openhands --cap 180 $ALL
 # Gemini CLI and Qwen Code retry 5xx/429 silently for minutes: watch their screens longer.
 python3 harness/drive.py --run --cli gemini --mode tui --cap 300 \
     --scenario overloaded --scenario rate-limit --scenario server-error --scenario unavailable
