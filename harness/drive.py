@@ -199,16 +199,21 @@ def install(versions: dict, only=None) -> None:
         )
 
 
+def pypi_python(spec: dict) -> str:
+    """The interpreter a Python CLI needs (`python` in its pin), else this one."""
+    python = shutil.which(spec["python"]) if spec.get("python") else sys.executable
+    if not python:
+        raise SystemExit(f"{spec['package']} needs {spec['python']}, which is not on PATH")
+    return python
+
+
 def install_pypi(spec: dict, d: Path) -> None:
     """A Python CLI goes into a virtual environment of its own under the cache."""
     if cli_bin(spec).exists():
         print(f"install: {spec['package']}=={spec['version']} already in cache")
         return
     print(f"install: {spec['package']}=={spec['version']}", flush=True)
-    python = shutil.which(spec["python"]) if spec.get("python") else sys.executable
-    if not python:
-        raise SystemExit(f"install: {spec['package']} needs {spec['python']}, which is not on PATH")
-    subprocess.run([python, "-m", "venv", str(d / "venv")], check=True)
+    subprocess.run([pypi_python(spec), "-m", "venv", str(d / "venv")], check=True)
     subprocess.run([str(d / "venv" / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check",
                     f"{spec['package']}=={spec['version']}"], check=True)
 
@@ -217,7 +222,8 @@ def latest_versions(versions: dict) -> dict:
     out = json.loads(json.dumps(versions))
     for spec in out["cli"].values():
         if spec.get("registry") == "pypi":
-            r = subprocess.run([sys.executable, "-m", "pip", "index", "versions", spec["package"]],
+            # pip lists only the releases its own interpreter can install
+            r = subprocess.run([pypi_python(spec), "-m", "pip", "index", "versions", spec["package"]],
                                capture_output=True, text=True)
             m = re.match(r"\S+ \(([^)]+)\)", r.stdout)
             if r.returncode == 0 and m:
