@@ -46,13 +46,17 @@ TAIL = 64 * 1024
 DEFAULT_SCENARIOS = ["healthy", "overloaded", "rate-limit", "auth", "server-error", "unavailable", "refused", "hang"]
 # ask for these with --scenario: the committed regeneration leaves them out
 EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidden", "gateway-timeout", "tls",
-                   "too-long", "not-found", "payment", "flaky")
+                   "too-long", "not-found", "payment", "flaky", "unreachable", "closed")
 # every scenario, in the order of the results table's columns; those with a
 # provider are fake_provider.SCENARIOS (a test holds the two together)
 SCENARIOS = [*DEFAULT_SCENARIOS, *EXTRA_SCENARIOS]
-# no provider listens in these (refused: a closed port; dns: a name that does not resolve)
-NO_PROVIDER = ("refused", "dns")
+# no provider listens in these (refused: a closed port; dns: a name that does not
+# resolve; unreachable: an address the namespace has no route to)
+NO_PROVIDER = ("refused", "dns", "unreachable")
 DNS_HOST = "llm-provider.invalid"
+# A private address (RFC 1918): the loopback-only namespace has no route to it,
+# so a connect fails at once with ENETUNREACH, as on a machine whose network is down.
+UNREACHABLE_HOST = "10.255.255.1"
 HANG_MARKS = (10, 30, 60, 90)
 CAP_S = 90
 CAP = int(os.environ.get("FAULTSIFT_HARNESS_CAP", CAP_S))  # --cap sets it for the inner process
@@ -85,6 +89,10 @@ EXPECT = {
     "payment": ("pause", "quota"),
     # overloaded twice, then answered: the session got past the outage
     "flaky": ("charge", "none"),
+    # no route to the provider (the network or the VPN is down)
+    "unreachable": ("pause", "connection"),
+    # a proxy or load balancer in front of the provider dropped the request
+    "closed": ("pause", "connection"),
 }
 
 # Text that shows the fault reached the output (used for `visible`, and to stop
@@ -123,6 +131,12 @@ FAULT_RE = {
     "not-found": r"(?i)not[ _]found|does not exist|model_not_found|NOT_FOUND|ListModels",
     "payment": r"(?i)\b402\b|credit|billing|payment|BILLING_DISABLED|PERMISSION_DENIED|\b403\b",
 }
+FAULT_RE["unreachable"] = (r"(?i)ENETUNREACH|network is unreachable|unreachable|connection error|fetch failed|"
+                           r"unable to connect|error sending request|waiting for network|cannot connect|"
+                           r"could not connect|failed to connect|os error 101")
+FAULT_RE["closed"] = (r"(?i)socket hang up|other side closed|disconnected|empty reply|connection (?:closed|error|reset)|"
+                      r"closed (?:unexpectedly|before)|ECONNRESET|fetch failed|error sending request|network error|"
+                      r"incomplete message|unexpected EOF|\bterminated\b|stream disconnected|cannot connect")
 FAULT_RE["flaky"] = FAULT_RE["overloaded"]
 HEALTHY_RE = r"All 3 tests pass"
 
@@ -502,6 +516,7 @@ def scrub(data: bytes, subs: list[tuple[str, str]]) -> bytes:
     text = re.sub(r"127\.0\.0\.1:\d{2,5}", "127.0.0.1:<PORT>", text)
     text = re.sub(r"localhost:\d{2,5}", "localhost:<PORT>", text)
     text = re.sub(r"%s:\d{2,5}" % re.escape(DNS_HOST), DNS_HOST + ":<PORT>", text)
+    text = re.sub(r"%s:\d{2,5}" % re.escape(UNREACHABLE_HOST), UNREACHABLE_HOST + ":<PORT>", text)
     text = re.sub(r"\bsk-[A-Za-z0-9_\-*]{8,}", "<FAKE_KEY>", text)
     text = re.sub(r"\bfake-[a-z]+-key-0000\b", "<FAKE_KEY>", text)
     text = re.sub(r"\bAIza[0-9A-Za-z_\-]{20,}", "<KEY>", text)
@@ -583,7 +598,7 @@ class Provider:
         self.scenario = scenario
         self.proc = None
         self.log = logdir / "provider.log"
-        self.host = DNS_HOST if scenario == "dns" else "127.0.0.1"
+        self.host = {"dns": DNS_HOST, "unreachable": UNREACHABLE_HOST}.get(scenario, "127.0.0.1")
         self.scheme = "https" if scenario == "tls" else "http"
         if scenario in NO_PROVIDER:
             self.port = free_port()  # nothing will listen there

@@ -23,6 +23,9 @@ The scenario decides what the generation endpoints answer:
   unavailable   503
   hang          the request is read, then nothing is ever sent back
   reset         the request is read, then the socket is closed with a TCP RST
+  closed        the request is read, then the connection is closed cleanly (a
+                FIN) with no answer at all: the empty reply of a proxy or load
+                balancer that dropped the request
   midstream     200 and the first events of a stream (or part of a JSON body),
                 then the connection closes: no final event, no last chunk
   bad-gateway   502 with the HTML page an nginx proxy sends
@@ -78,6 +81,7 @@ SCENARIOS = (
     "unavailable",
     "hang",
     "reset",
+    "closed",
     "midstream",
     "bad-gateway",
     "forbidden",
@@ -600,6 +604,17 @@ class Handler(BaseHTTPRequestHandler):
             pass
         self.close_connection = True
 
+    def _closed(self, family, note):
+        """Close the connection with a FIN after reading the request: no status
+        line, no headers (curl's `Empty reply from server`)."""
+        self._log(None, family, note)
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.close_connection = True
+
     def _midstream(self, family, body, path, query):
         """200, the first events of a stream in the family's format, then the
         connection drops: chunked encoding without its last chunk. Non-streaming:
@@ -668,6 +683,9 @@ class Handler(BaseHTTPRequestHandler):
             return True
         if sc == "reset":
             self._reset(family, "reset: request read, RST sent")
+            return True
+        if sc == "closed":
+            self._closed(family, "closed: request read, connection closed with no answer")
             return True
         if sc == "midstream":
             parts = urlsplit(self.path)

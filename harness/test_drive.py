@@ -127,6 +127,39 @@ class ScenarioTablesTest(unittest.TestCase):
                 self.assertIn(s, drive.FAULT_RE)
 
 
+class ProviderAnswerTest(unittest.TestCase):
+    """The fake provider on 127.0.0.1, asked as a client would ask it."""
+
+    def serve(self, scenario):
+        import http.client
+        import threading
+        from http.server import ThreadingHTTPServer
+
+        fake_provider.Handler.scenario = scenario
+        fake_provider.Handler.log_path = None
+        srv = ThreadingHTTPServer(("127.0.0.1", 0), fake_provider.Handler)
+        srv.daemon_threads = True
+        threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.addCleanup(srv.server_close)
+        self.addCleanup(srv.shutdown)
+        conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=5)
+        self.addCleanup(conn.close)
+        body = json.dumps({"model": fake_provider.MODEL, "messages": [{"role": "user", "content": "hi"}]})
+        conn.request("POST", "/v1/chat/completions", body, {"content-type": "application/json"})
+        return conn
+
+    def test_closed_reads_the_request_and_answers_nothing(self):
+        import http.client
+
+        conn = self.serve("closed")
+        with self.assertRaises(http.client.RemoteDisconnected):
+            conn.getresponse()
+
+    def test_unavailable_answers_a_status(self):
+        conn = self.serve("unavailable")
+        self.assertEqual(conn.getresponse().status, 503)
+
+
 class ReapTest(unittest.TestCase):
     def test_ends_what_a_run_left_behind_and_nothing_else(self):
         import subprocess
