@@ -46,7 +46,7 @@ TAIL = 64 * 1024
 DEFAULT_SCENARIOS = ["healthy", "overloaded", "rate-limit", "auth", "server-error", "unavailable", "refused", "hang"]
 # ask for these with --scenario: the committed regeneration leaves them out
 EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidden", "gateway-timeout", "tls",
-                   "too-long", "not-found", "payment", "flaky", "unreachable", "closed")
+                   "too-long", "not-found", "payment", "flaky", "unreachable", "closed", "rate-limit-long")
 # every scenario, in the order of the results table's columns; those with a
 # provider are fake_provider.SCENARIOS (a test holds the two together)
 SCENARIOS = [*DEFAULT_SCENARIOS, *EXTRA_SCENARIOS]
@@ -93,6 +93,8 @@ EXPECT = {
     "unreachable": ("pause", "connection"),
     # a proxy or load balancer in front of the provider dropped the request
     "closed": ("pause", "connection"),
+    # a rate limit whose wait (ten minutes) outlasts the client's own retries
+    "rate-limit-long": ("retry", "rate_limit"),
 }
 
 # Text that shows the fault reached the output (used for `visible`, and to stop
@@ -138,6 +140,7 @@ FAULT_RE["closed"] = (r"(?i)socket hang up|other side closed|disconnected|empty 
                       r"closed (?:unexpectedly|before)|ECONNRESET|fetch failed|error sending request|network error|"
                       r"incomplete message|unexpected EOF|\bterminated\b|stream disconnected|cannot connect")
 FAULT_RE["flaky"] = FAULT_RE["overloaded"]
+FAULT_RE["rate-limit-long"] = FAULT_RE["rate-limit"]
 HEALTHY_RE = r"All 3 tests pass"
 
 

@@ -17,6 +17,9 @@ The scenario decides what the generation endpoints answer:
   healthy       a short valid answer whose text quotes error strings
   overloaded    529 (Anthropic) / 503 with the family's "overloaded" body
   rate-limit    429 with a retry-after header
+  rate-limit-long  the same 429, but the wait it names is ten minutes
+                (`retry-after: 600`, OpenAI's `try again in 10m0s`, Gemini's
+                RetryInfo `600s`): a limit the client may not wait out
   quota         429 (OpenAI, Gemini) / 400 (Anthropic) "quota / credit" body
   auth          401 (every endpoint, probes included)
   server-error  500
@@ -75,6 +78,7 @@ SCENARIOS = (
     "healthy",
     "overloaded",
     "rate-limit",
+    "rate-limit-long",
     "quota",
     "auth",
     "server-error",
@@ -104,6 +108,8 @@ HEALTHY_TEXT = (
 )
 
 RETRY_AFTER_S = 2
+# `rate-limit-long`: a wait longer than any client's own retry budget
+RETRY_AFTER_LONG_S = 600
 
 # How many generation requests `flaky` fails before it answers.
 FLAKY_FAILURES = 2
@@ -699,15 +705,26 @@ class Handler(BaseHTTPRequestHandler):
             self._log(504, family, "gateway-timeout: nginx HTML page")
             self._send_html(504, GATEWAY_TIMEOUT_HTML)
             return True
+        long_wait = sc == "rate-limit-long"
+        if long_wait:
+            sc = "rate-limit"
         if family == "anthropic":
             status, body = anthropic_error(sc)
         elif family == "gemini":
             status, body = gemini_error(sc)
+            if long_wait:
+                body["error"]["details"] = [
+                    {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "%ds" % RETRY_AFTER_LONG_S}
+                ]
         else:
             status, body = openai_error(sc)
+            if long_wait:
+                body["error"]["message"] = body["error"]["message"].replace(
+                    "try again in 2s", "try again in %dm0s" % (RETRY_AFTER_LONG_S // 60)
+                )
         headers = {}
         if sc == "rate-limit":
-            headers["retry-after"] = str(RETRY_AFTER_S)
+            headers["retry-after"] = str(RETRY_AFTER_LONG_S if long_wait else RETRY_AFTER_S)
         if family == "anthropic" and sc == "overloaded":
             headers["x-should-retry"] = "true"
         self._log(status, family)

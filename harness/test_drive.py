@@ -159,6 +159,12 @@ class ProviderAnswerTest(unittest.TestCase):
         conn = self.serve("unavailable")
         self.assertEqual(conn.getresponse().status, 503)
 
+    def test_rate_limit_long_names_a_ten_minute_wait(self):
+        resp = self.serve("rate-limit-long").getresponse()
+        self.assertEqual(resp.status, 429)
+        self.assertEqual(resp.getheader("retry-after"), "600")
+        self.assertIn("try again in 10m0s", json.loads(resp.read())["error"]["message"])
+
 
 class ReapTest(unittest.TestCase):
     def test_ends_what_a_run_left_behind_and_nothing_else(self):
