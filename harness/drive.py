@@ -46,7 +46,8 @@ TAIL = 64 * 1024
 DEFAULT_SCENARIOS = ["healthy", "overloaded", "rate-limit", "auth", "server-error", "unavailable", "refused", "hang"]
 # ask for these with --scenario: the committed regeneration leaves them out
 EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidden", "gateway-timeout", "tls",
-                   "too-long", "not-found", "payment", "flaky", "unreachable", "closed", "rate-limit-long")
+                   "too-long", "not-found", "payment", "flaky", "unreachable", "closed", "rate-limit-long",
+                   "stream-overloaded")
 # every scenario, in the order of the results table's columns; those with a
 # provider are fake_provider.SCENARIOS (a test holds the two together)
 SCENARIOS = [*DEFAULT_SCENARIOS, *EXTRA_SCENARIOS]
@@ -95,6 +96,8 @@ EXPECT = {
     "closed": ("pause", "connection"),
     # a rate limit whose wait (ten minutes) outlasts the client's own retries
     "rate-limit-long": ("retry", "rate_limit"),
+    # the answer began, then the provider said it is overloaded inside the stream
+    "stream-overloaded": ("pause", "overloaded_5xx"),
 }
 
 # Text that shows the fault reached the output (used for `visible`, and to stop
@@ -141,6 +144,9 @@ FAULT_RE["closed"] = (r"(?i)socket hang up|other side closed|disconnected|empty 
                       r"incomplete message|unexpected EOF|\bterminated\b|stream disconnected|cannot connect")
 FAULT_RE["flaky"] = FAULT_RE["overloaded"]
 FAULT_RE["rate-limit-long"] = FAULT_RE["rate-limit"]
+# or, where the client's SDK does not raise the in-stream error, the stream
+# that ended without a finish (Gemini CLI: `Model stream ended without a finish reason.`)
+FAULT_RE["stream-overloaded"] = FAULT_RE["overloaded"] + r"|stream ended without|missing finish reason"
 HEALTHY_RE = r"All 3 tests pass"
 
 

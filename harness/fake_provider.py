@@ -31,6 +31,11 @@ The scenario decides what the generation endpoints answer:
                 balancer that dropped the request
   midstream     200 and the first events of a stream (or part of a JSON body),
                 then the connection closes: no final event, no last chunk
+  stream-overloaded  200 and the first events of a stream, then the family's
+                in-stream error (Anthropic `event: error` overloaded_error,
+                an OpenAI-compatible `data: {"error": …}` chunk, Responses
+                `response.failed`, a Gemini 503 object), and the stream ends
+                cleanly; a request that does not stream gets `overloaded`
   bad-gateway   502 with the HTML page an nginx proxy sends
   forbidden     403 with the family's permission body (Anthropic
                 `permission_error`, OpenAI's unsupported region, Gemini
@@ -87,6 +92,7 @@ SCENARIOS = (
     "reset",
     "closed",
     "midstream",
+    "stream-overloaded",
     "bad-gateway",
     "forbidden",
     "gateway-timeout",
@@ -391,6 +397,26 @@ def chat_sse(model: str, text: str = HEALTHY_TEXT):
     }
 
 
+# stream-overloaded: the events sent before the in-stream error
+STREAM_ERROR_EVENTS = {"anthropic": 3, "openai-chat": 1, "openai-responses": 2, "gemini": 1}
+OVERLOADED_TEXT = "The server is overloaded. Please try again later."
+
+
+def stream_error_event(family: str, model: str, seq: int):
+    """The (event name, data) an API sends inside a 200 stream when the
+    model is overloaded after the answer has begun."""
+    if family == "anthropic":
+        return "error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    if family == "openai-chat":
+        return None, {"error": {"message": OVERLOADED_TEXT, "type": "server_error", "code": "server_is_overloaded"}}
+    if family == "openai-responses":
+        resp = _response_obj(model, "resp_fake" + uuid.uuid4().hex[:20], "failed", [])
+        resp["error"] = {"code": "server_is_overloaded", "message": OVERLOADED_TEXT}
+        return "response.failed", {"type": "response.failed", "sequence_number": seq, "response": resp}
+    return None, {"error": {"code": 503, "message": "The model is overloaded. Please try again later.",
+                            "status": "UNAVAILABLE"}}
+
+
 def _response_obj(model: str, rid: str, status: str, output):
     return {
         "id": rid,
@@ -666,6 +692,37 @@ class Handler(BaseHTTPRequestHandler):
             pass
         self.close_connection = True
 
+    def _stream_error(self, family, body, path, query):
+        """200, the first events of the stream, then the in-stream error and
+        a clean end (the connection closes after it, as the stream's framing
+        says). Non-streaming requests get the `overloaded` status instead."""
+        model = body.get("model") or MODEL
+        if family == "anthropic":
+            stream, events = body.get("stream"), anthropic_sse(PARTIAL_TEXT)
+        elif family == "openai-chat":
+            stream, events = body.get("stream"), chat_sse(model, PARTIAL_TEXT)
+        elif family == "openai-responses":
+            stream, events = body.get("stream", False), responses_sse(model, PARTIAL_TEXT)
+        else:
+            stream = ":streamGenerateContent" in path and "alt=sse" in query
+            events = gemini_sse(PARTIAL_TEXT)
+        if not stream:
+            return False
+        n = STREAM_ERROR_EVENTS[family]
+        self._log(200, family, "stream-overloaded: error event after %d event(s)" % n)
+        try:
+            self._start_sse(("connection", "close"))
+            for _, (name, obj) in zip(range(n), events):
+                self.wfile.write(self._sse_frame(name, obj))
+                self.wfile.flush()
+                time.sleep(0.05)
+            self.wfile.write(self._sse_frame(*stream_error_event(family, model, n + 1)))
+            self.wfile.flush()
+        except OSError:
+            pass
+        self.close_connection = True
+        return True
+
     def _hang(self, family):
         self._log(None, family, "hang: request read, no answer")
         # Never answer; wait until the client goes away or we are stopped.
@@ -693,6 +750,11 @@ class Handler(BaseHTTPRequestHandler):
         if sc == "closed":
             self._closed(family, "closed: request read, connection closed with no answer")
             return True
+        if sc == "stream-overloaded":
+            parts = urlsplit(self.path)
+            if self._stream_error(family, self._request_body, parts.path, parts.query):
+                return True
+            sc = "overloaded"
         if sc == "midstream":
             parts = urlsplit(self.path)
             self._midstream(family, self._request_body, parts.path, parts.query)

@@ -159,6 +159,30 @@ class ProviderAnswerTest(unittest.TestCase):
         conn = self.serve("unavailable")
         self.assertEqual(conn.getresponse().status, 503)
 
+    def test_stream_overloaded_ends_a_begun_stream_with_the_error(self):
+        import http.client
+        import threading
+        from http.server import ThreadingHTTPServer
+
+        fake_provider.Handler.scenario = "stream-overloaded"
+        fake_provider.Handler.log_path = None
+        srv = ThreadingHTTPServer(("127.0.0.1", 0), fake_provider.Handler)
+        srv.daemon_threads = True
+        threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.addCleanup(srv.server_close)
+        self.addCleanup(srv.shutdown)
+        conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=5)
+        self.addCleanup(conn.close)
+        body = {"model": fake_provider.MODEL, "stream": True, "max_tokens": 8,
+                "messages": [{"role": "user", "content": "hi"}]}
+        conn.request("POST", "/v1/messages", json.dumps(body), {"content-type": "application/json"})
+        resp = conn.getresponse()
+        self.assertEqual(resp.status, 200)
+        frames = resp.read().decode().strip().split("\n\n")
+        self.assertTrue(frames[0].startswith("event: message_start"))
+        self.assertEqual(frames[-1].splitlines()[0], "event: error")
+        self.assertIn("overloaded_error", frames[-1])
+
     def test_rate_limit_long_names_a_ten_minute_wait(self):
         resp = self.serve("rate-limit-long").getresponse()
         self.assertEqual(resp.status, 429)
