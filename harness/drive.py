@@ -47,7 +47,7 @@ DEFAULT_SCENARIOS = ["healthy", "overloaded", "rate-limit", "auth", "server-erro
 # ask for these with --scenario: the committed regeneration leaves them out
 EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidden", "gateway-timeout", "tls",
                    "too-long", "not-found", "payment", "flaky", "unreachable", "closed", "rate-limit-long",
-                   "stream-overloaded")
+                   "stream-overloaded", "cdn-timeout", "empty-503")
 # every scenario, in the order of the results table's columns; those with a
 # provider are fake_provider.SCENARIOS (a test holds the two together)
 SCENARIOS = [*DEFAULT_SCENARIOS, *EXTRA_SCENARIOS]
@@ -98,6 +98,10 @@ EXPECT = {
     "rate-limit-long": ("retry", "rate_limit"),
     # the answer began, then the provider said it is overloaded inside the stream
     "stream-overloaded": ("pause", "overloaded_5xx"),
+    # a CDN in front of the provider gave up on it (524, outside the standard's list)
+    "cdn-timeout": ("retry", "server_5xx"),
+    # the service is down and the balancer says only the status
+    "empty-503": ("pause", "server_5xx"),
 }
 
 # Text that shows the fault reached the output (used for `visible`, and to stop
@@ -144,6 +148,8 @@ FAULT_RE["closed"] = (r"(?i)socket hang up|other side closed|disconnected|empty 
                       r"incomplete message|unexpected EOF|\bterminated\b|stream disconnected|cannot connect")
 FAULT_RE["flaky"] = FAULT_RE["overloaded"]
 FAULT_RE["rate-limit-long"] = FAULT_RE["rate-limit"]
+FAULT_RE["cdn-timeout"] = r"(?i)\b524\b|a timeout occurred|timed out|timeout"
+FAULT_RE["empty-503"] = FAULT_RE["unavailable"]
 # or, where the client's SDK does not raise the in-stream error, the stream
 # that ended without a finish (Gemini CLI: `Model stream ended without a finish reason.`)
 FAULT_RE["stream-overloaded"] = FAULT_RE["overloaded"] + r"|stream ended without|missing finish reason"

@@ -41,6 +41,10 @@ The scenario decides what the generation endpoints answer:
                 `permission_error`, OpenAI's unsupported region, Gemini
                 `PERMISSION_DENIED`)
   gateway-timeout  504 with the HTML page an nginx proxy sends
+  cdn-timeout   524 (Cloudflare's "A timeout occurred") with a CDN's HTML
+                error page: a status outside the HTTP standard's list
+  empty-503     503 with no body at all (content-length 0), as a load
+                balancer with no backend answers
   flaky         the first FLAKY_FAILURES generation requests get the
                 `overloaded` answer, every later one a healthy answer: an
                 outage the session gets past (to be charged, as recovered)
@@ -96,6 +100,8 @@ SCENARIOS = (
     "bad-gateway",
     "forbidden",
     "gateway-timeout",
+    "cdn-timeout",
+    "empty-503",
     "tls",
     "too-long",
     "not-found",
@@ -126,6 +132,14 @@ PARTIAL_TEXT = "Sure. Adding two and two gives"
 GATEWAY_TIMEOUT_HTML = (
     "<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 Gateway Time-out</h1>"
     "</center><hr><center>nginx</center></body></html>"
+)
+
+# The shape of a CDN's own error page for an origin that took too long: the
+# status in the title, no JSON anywhere.
+CDN_TIMEOUT_HTML = (
+    "<!DOCTYPE html><html><head><title>fake-provider.example | 524: A timeout occurred</title></head>"
+    "<body><h1>A timeout occurred</h1><p>Error code 524</p><p>The origin web server timed out "
+    "responding to this request.</p></body></html>"
 )
 
 BAD_GATEWAY_HTML = (
@@ -762,6 +776,19 @@ class Handler(BaseHTTPRequestHandler):
         if sc == "bad-gateway":
             self._log(502, family, "bad-gateway: nginx HTML page")
             self._send_html(502, BAD_GATEWAY_HTML)
+            return True
+        if sc == "cdn-timeout":
+            self._log(524, family, "cdn-timeout: CDN HTML page")
+            self._send_html(524, CDN_TIMEOUT_HTML)
+            return True
+        if sc == "empty-503":
+            self._log(503, family, "empty-503: no body")
+            self.send_response(503)
+            self.send_header("content-length", "0")
+            self.send_header("connection", "close")
+            self.end_headers()
+            self.wfile.flush()
+            self.close_connection = True
             return True
         if sc == "gateway-timeout":
             self._log(504, family, "gateway-timeout: nginx HTML page")

@@ -183,6 +183,12 @@ class ProviderAnswerTest(unittest.TestCase):
         self.assertEqual(frames[-1].splitlines()[0], "event: error")
         self.assertIn("overloaded_error", frames[-1])
 
+    def test_cdn_timeout_and_empty_503_answer_their_status(self):
+        resp = self.serve("cdn-timeout").getresponse()
+        self.assertEqual((resp.status, resp.getheader("content-type")), (524, "text/html"))
+        resp = self.serve("empty-503").getresponse()
+        self.assertEqual((resp.status, resp.read()), (503, b""))
+
     def test_rate_limit_long_names_a_ten_minute_wait(self):
         resp = self.serve("rate-limit-long").getresponse()
         self.assertEqual(resp.status, 429)
