@@ -411,6 +411,19 @@ def chat_sse(model: str, text: str = HEALTHY_TEXT):
     }
 
 
+def sse_answer(family: str, body: dict, path: str, query: str, text: str):
+    """Whether the request asked for an event stream, and the family's events
+    for an answer of `text`."""
+    model = body.get("model") or MODEL
+    if family == "anthropic":
+        return body.get("stream"), anthropic_sse(text)
+    if family == "openai-chat":
+        return body.get("stream"), chat_sse(model, text)
+    if family == "openai-responses":
+        return body.get("stream", False), responses_sse(model, text)
+    return ":streamGenerateContent" in path and "alt=sse" in query, gemini_sse(text)
+
+
 # stream-overloaded: the events sent before the in-stream error
 STREAM_ERROR_EVENTS = {"anthropic": 3, "openai-chat": 1, "openai-responses": 2, "gemini": 1}
 OVERLOADED_TEXT = "The server is overloaded. Please try again later."
@@ -666,20 +679,17 @@ class Handler(BaseHTTPRequestHandler):
         connection drops: chunked encoding without its last chunk. Non-streaming:
         a content-length for the whole body, half of it, then the drop."""
         model = body.get("model") or MODEL
+        stream, events = sse_answer(family, body, path, query, PARTIAL_TEXT)
         if family == "anthropic":
-            stream, events, whole = body.get("stream"), anthropic_sse(PARTIAL_TEXT), anthropic_message(PARTIAL_TEXT)
+            whole = anthropic_message(PARTIAL_TEXT)
         elif family == "openai-chat":
-            stream, events, whole = body.get("stream"), chat_sse(model, PARTIAL_TEXT), chat_completion(model, PARTIAL_TEXT)
+            whole = chat_completion(model, PARTIAL_TEXT)
         elif family == "openai-responses":
-            stream = body.get("stream", False)
-            events, whole = responses_sse(model, PARTIAL_TEXT), responses_json(model, PARTIAL_TEXT)
+            whole = responses_json(model, PARTIAL_TEXT)
+        elif ":streamGenerateContent" in path:
+            whole = [obj for _, obj in gemini_sse(PARTIAL_TEXT)]
         else:
-            stream = ":streamGenerateContent" in path and "alt=sse" in query
-            events = gemini_sse(PARTIAL_TEXT)
-            if ":streamGenerateContent" in path:
-                whole = [obj for _, obj in gemini_sse(PARTIAL_TEXT)]
-            else:
-                whole = gemini_response(PARTIAL_TEXT, True)
+            whole = gemini_response(PARTIAL_TEXT, True)
         try:
             if stream:
                 self._log(200, family, "midstream: stream cut after %d event(s)" % MIDSTREAM_EVENTS[family])
@@ -711,15 +721,7 @@ class Handler(BaseHTTPRequestHandler):
         a clean end (the connection closes after it, as the stream's framing
         says). Non-streaming requests get the `overloaded` status instead."""
         model = body.get("model") or MODEL
-        if family == "anthropic":
-            stream, events = body.get("stream"), anthropic_sse(PARTIAL_TEXT)
-        elif family == "openai-chat":
-            stream, events = body.get("stream"), chat_sse(model, PARTIAL_TEXT)
-        elif family == "openai-responses":
-            stream, events = body.get("stream", False), responses_sse(model, PARTIAL_TEXT)
-        else:
-            stream = ":streamGenerateContent" in path and "alt=sse" in query
-            events = gemini_sse(PARTIAL_TEXT)
+        stream, events = sse_answer(family, body, path, query, PARTIAL_TEXT)
         if not stream:
             return False
         n = STREAM_ERROR_EVENTS[family]
