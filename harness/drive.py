@@ -47,7 +47,8 @@ DEFAULT_SCENARIOS = ["healthy", "overloaded", "rate-limit", "auth", "server-erro
 # ask for these with --scenario: the committed regeneration leaves them out
 EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidden", "gateway-timeout", "tls",
                    "too-long", "not-found", "payment", "flaky", "unreachable", "closed", "rate-limit-long",
-                   "stream-overloaded", "cdn-timeout", "empty-503")
+                   "stream-overloaded", "cdn-timeout", "empty-503", "blocked",
+                   "maintenance")
 # every scenario, in the order of the results table's columns; those with a
 # provider are fake_provider.SCENARIOS (a test holds the two together)
 SCENARIOS = [*DEFAULT_SCENARIOS, *EXTRA_SCENARIOS]
@@ -102,6 +103,10 @@ EXPECT = {
     "cdn-timeout": ("retry", "server_5xx"),
     # the service is down and the balancer says only the status
     "empty-503": ("pause", "server_5xx"),
+    # a CDN firewall refuses the network the session runs from: a person must act
+    "blocked": ("pause", "auth"),
+    # the provider's front end is down for maintenance
+    "maintenance": ("pause", "server_5xx"),
 }
 
 # Text that shows the fault reached the output (used for `visible`, and to stop
@@ -150,6 +155,9 @@ FAULT_RE["flaky"] = FAULT_RE["overloaded"]
 FAULT_RE["rate-limit-long"] = FAULT_RE["rate-limit"]
 FAULT_RE["cdn-timeout"] = r"(?i)\b524\b|a timeout occurred|timed out|timeout"
 FAULT_RE["empty-503"] = FAULT_RE["unavailable"]
+# (not `unable to access`: git says it of a clone that cannot reach GitHub)
+FAULT_RE["blocked"] = r"(?i)\b403\b|forbidden|have been blocked|attention required"
+FAULT_RE["maintenance"] = FAULT_RE["unavailable"] + r"|maintenance"
 # or, where the client's SDK does not raise the in-stream error, the stream
 # that ended without a finish (Gemini CLI: `Model stream ended without a finish reason.`)
 FAULT_RE["stream-overloaded"] = FAULT_RE["overloaded"] + r"|stream ended without|missing finish reason"

@@ -45,6 +45,10 @@ The scenario decides what the generation endpoints answer:
                 error page: a status outside the HTTP standard's list
   empty-503     503 with no body at all (content-length 0), as a load
                 balancer with no backend answers
+  blocked       403 with a CDN firewall's HTML block page ("Attention
+                Required!"): the network the session runs from is refused
+  maintenance   503 with an HTML maintenance page, as a provider's front
+                end shows during an outage
   flaky         the first FLAKY_FAILURES generation requests get the
                 `overloaded` answer, every later one a healthy answer: an
                 outage the session gets past (to be charged, as recovered)
@@ -102,6 +106,8 @@ SCENARIOS = (
     "gateway-timeout",
     "cdn-timeout",
     "empty-503",
+    "blocked",
+    "maintenance",
     "tls",
     "too-long",
     "not-found",
@@ -423,6 +429,19 @@ def sse_answer(family: str, body: dict, path: str, query: str, text: str):
         return body.get("stream", False), responses_sse(model, text)
     return ":streamGenerateContent" in path and "alt=sse" in query, gemini_sse(text)
 
+
+# A CDN firewall's page for a client it refuses (a flagged network or region).
+BLOCKED_HTML = (
+    "<!DOCTYPE html><html><head><title>Attention Required! | fake-provider.example</title></head>"
+    "<body><h1>Sorry, you have been blocked</h1><p>You are unable to access fake-provider.example</p>"
+    "</body></html>"
+)
+# A front end's page while the service is down for maintenance.
+MAINTENANCE_HTML = (
+    "<!DOCTYPE html><html><head><title>503 Service Temporarily Unavailable</title></head>"
+    "<body><h1>Service Temporarily Unavailable</h1><p>The server is temporarily unable to service your "
+    "request due to maintenance downtime. Please try again later.</p></body></html>"
+)
 
 # stream-overloaded: the events sent before the in-stream error
 STREAM_ERROR_EVENTS = {"anthropic": 3, "openai-chat": 1, "openai-responses": 2, "gemini": 1}
@@ -782,6 +801,11 @@ class Handler(BaseHTTPRequestHandler):
         if sc == "cdn-timeout":
             self._log(524, family, "cdn-timeout: CDN HTML page")
             self._send_html(524, CDN_TIMEOUT_HTML)
+            return True
+        if sc in ("blocked", "maintenance"):
+            status, page = (403, BLOCKED_HTML) if sc == "blocked" else (503, MAINTENANCE_HTML)
+            self._log(status, family, sc + ": HTML page")
+            self._send_html(status, page)
             return True
         if sc == "empty-503":
             self._log(503, family, "empty-503: no body")

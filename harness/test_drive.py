@@ -168,6 +168,12 @@ class ProviderAnswerTest(unittest.TestCase):
         self.assertEqual(frames[-1].splitlines()[0], "event: error")
         self.assertIn("overloaded_error", frames[-1])
 
+    def test_blocked_and_maintenance_answer_an_html_page(self):
+        for scenario, status in (("blocked", 403), ("maintenance", 503)):
+            resp = self.serve(scenario).getresponse()
+            self.assertEqual((resp.status, resp.getheader("content-type")), (status, "text/html"))
+            self.assertTrue(resp.read().startswith(b"<!DOCTYPE html>"))
+
     def test_rate_limit_long_names_a_ten_minute_wait(self):
         resp = self.serve("rate-limit-long").getresponse()
         self.assertEqual(resp.status, 429)
