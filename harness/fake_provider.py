@@ -49,6 +49,11 @@ The scenario decides what the generation endpoints answer:
                 Required!"): the network the session runs from is refused
   maintenance   503 with an HTML maintenance page, as a provider's front
                 end shows during an outage
+  no-upstream   503 with envoy's plain-text `no healthy upstream`: a service
+                mesh or gateway in front of the provider has no backend left
+  upstream-reset  503 with envoy's plain-text `upstream connect error or
+                disconnect/reset before headers. reset reason: connection
+                termination`: the gateway's connection to the provider broke
   flaky         the first FLAKY_FAILURES generation requests get the
                 `overloaded` answer, every later one a healthy answer: an
                 outage the session gets past (to be charged, as recovered)
@@ -108,6 +113,8 @@ SCENARIOS = (
     "empty-503",
     "blocked",
     "maintenance",
+    "no-upstream",
+    "upstream-reset",
     "tls",
     "too-long",
     "not-found",
@@ -443,6 +450,14 @@ MAINTENANCE_HTML = (
     "request due to maintenance downtime. Please try again later.</p></body></html>"
 )
 
+# A gateway's own plain-text answers in place of the provider's (envoy's local
+# replies, source/common/router/router.cc): no backend left, or the connection
+# to it broken before the answer's headers.
+GATEWAY_TEXT = {
+    "no-upstream": "no healthy upstream",
+    "upstream-reset": "upstream connect error or disconnect/reset before headers. reset reason: connection termination",
+}
+
 # stream-overloaded: the events sent before the in-stream error
 STREAM_ERROR_EVENTS = {"anthropic": 3, "openai-chat": 1, "openai-responses": 2, "gemini": 1}
 OVERLOADED_TEXT = "The server is overloaded. Please try again later."
@@ -659,10 +674,10 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         self.close_connection = True
 
-    def _send_html(self, status, html):
+    def _send_html(self, status, html, content_type="text/html"):
         data = html.encode()
         self.send_response(status)
-        self.send_header("content-type", "text/html")
+        self.send_header("content-type", content_type)
         self.send_header("content-length", str(len(data)))
         self.send_header("connection", "close")
         self.end_headers()
@@ -806,6 +821,10 @@ class Handler(BaseHTTPRequestHandler):
             status, page = (403, BLOCKED_HTML) if sc == "blocked" else (503, MAINTENANCE_HTML)
             self._log(status, family, sc + ": HTML page")
             self._send_html(status, page)
+            return True
+        if sc in GATEWAY_TEXT:
+            self._log(503, family, sc + ": gateway plain text")
+            self._send_html(503, GATEWAY_TEXT[sc], content_type="text/plain")
             return True
         if sc == "empty-503":
             self._log(503, family, "empty-503: no body")

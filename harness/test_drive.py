@@ -174,6 +174,12 @@ class ProviderAnswerTest(unittest.TestCase):
             self.assertEqual((resp.status, resp.getheader("content-type")), (status, "text/html"))
             self.assertTrue(resp.read().startswith(b"<!DOCTYPE html>"))
 
+    def test_gateway_scenarios_answer_envoys_plain_text(self):
+        for scenario, first in (("no-upstream", b"no healthy upstream"), ("upstream-reset", b"upstream connect error")):
+            resp = self.serve(scenario).getresponse()
+            self.assertEqual((resp.status, resp.getheader("content-type")), (503, "text/plain"))
+            self.assertTrue(resp.read().startswith(first))
+
     def test_rate_limit_long_names_a_ten_minute_wait(self):
         resp = self.serve("rate-limit-long").getresponse()
         self.assertEqual(resp.status, 429)

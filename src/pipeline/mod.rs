@@ -265,7 +265,8 @@ fn scan_window(
 ///
 /// - when the rows' last hit is no environment fault, the lines joined from
 ///   them are scanned, and stand if their last hit is an environment fault
-///   after the rows' last hit: what the join newly shows (a window whose
+///   after the rows' last hit, or reaching its row when that row is a piece
+///   of a cut line: what the join newly shows (a window whose
 ///   joined lines, and the lines they may frame, hold no rule's literal,
 ///   costs no scan);
 /// - when the rows' last hit is an environment fault on a piece of a cut
@@ -318,11 +319,15 @@ fn second_look(compiled: &CompiledProfile, rows: Cleaned, scan: Scan, deadline: 
             let again = compiled.scan(joined, deadline);
             // What the join newly shows: a fault whose match ends on a row
             // after the rows' last hit (not one read in a line glued above
-            // the charge the session died on).
+            // the charge the session died on), or on that row when the row
+            // is a piece of a cut line: a charge read on the rest of a line
+            // (`… 403  Forbidden [IP: …]` without the host that began it)
+            // does not outrank the whole line that reaches it.
             let newly = again.last.filter(|hit| {
                 let text = joined.line_text(&joined.lines[hit.line]);
                 let end = hit.pattern.and_then(|p| compiled.find(p, text)).map_or(text.len(), |f| f.end);
-                faulted(&again) && last.is_none_or(|l| rejoined.row_at(hit.line, end.saturating_sub(1)) > l.line)
+                let row = rejoined.row_at(hit.line, end.saturating_sub(1));
+                faulted(&again) && last.is_none_or(|l| row > l.line || row == l.line && rejoined.is_piece(l.line))
             });
             if newly.is_none() && !again.timed_out {
                 return (rows, scan);

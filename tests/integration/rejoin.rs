@@ -163,3 +163,26 @@ fn a_fault_line_as_wide_as_the_pane_then_a_glyph_line_is_not_lost() {
         );
     }
 }
+
+/// A charge read on the rest of a cut line (`… 403  Forbidden [IP: …]`, the
+/// row below apt's `E: Failed to fetch <archive URL>` cut at 80 columns) is
+/// no line's reading: the whole line reaches that row and decides. Here it is
+/// a public archive's refusal, `retry`; the same line from a private
+/// repository stays the charge.
+#[test]
+fn a_charge_on_the_rest_of_a_cut_line_yields_to_the_whole_line() {
+    let prose = "I am reading the retry module: the client wraps every request and counts the attempts it makes.";
+    for (host, want) in [
+        ("archive.ubuntu.com/ubuntu", (Action::Retry, Some("ci/archive-refused"))),
+        ("apt.internal.example.com/ubuntu", (Action::Charge, Some("ci/fetch-client-error"))),
+    ] {
+        let line = format!(
+            "E: Failed to fetch http://{host}/pool/main/libx/libxcrypt/libcrypt-dev_4.4.27-1_amd64.deb  403  Forbidden [IP: 185.125.190.82 80]"
+        );
+        let mut rows = cut(prose, 80);
+        rows.extend(cut(prose, 80));
+        rows.extend(cut(&line, 80));
+        let v = classify("ci", &rows);
+        assert_eq!((v.action, v.rule.as_deref()), want, "{host}: {}", v.reason);
+    }
+}
