@@ -48,7 +48,7 @@ DEFAULT_SCENARIOS = ["healthy", "overloaded", "rate-limit", "auth", "server-erro
 EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidden", "gateway-timeout", "tls",
                    "too-long", "not-found", "payment", "flaky", "unreachable", "closed", "rate-limit-long",
                    "stream-overloaded", "cdn-timeout", "empty-503", "blocked",
-                   "maintenance", "no-upstream", "upstream-reset")
+                   "maintenance", "no-upstream", "upstream-reset", "stall")
 # every scenario, in the order of the results table's columns; those with a
 # provider are fake_provider.SCENARIOS (a test holds the two together)
 SCENARIOS = [*DEFAULT_SCENARIOS, *EXTRA_SCENARIOS]
@@ -110,6 +110,8 @@ EXPECT = {
     # a gateway in front of the provider has no backend, or lost its connection to it
     "no-upstream": ("pause", "server_5xx"),
     "upstream-reset": ("pause", "server_5xx"),
+    # the answer began, then the provider (or a proxy) went silent on an open connection
+    "stall": ("retry", "timeout"),
 }
 
 # Text that shows the fault reached the output (used for `visible`, and to stop
@@ -162,6 +164,8 @@ FAULT_RE["empty-503"] = FAULT_RE["unavailable"]
 FAULT_RE["blocked"] = r"(?i)\b403\b|forbidden|have been blocked|attention required"
 FAULT_RE["maintenance"] = FAULT_RE["unavailable"] + r"|maintenance"
 FAULT_RE["no-upstream"] = FAULT_RE["unavailable"] + r"|no healthy upstream"
+FAULT_RE["stall"] = (FAULT_RE["hang"] + r"|idle timeout|stopped arriving|stalled|incomplete|no response|"
+                     r"stream (?:error|disconnected|closed|ended)|waiting for api response")
 FAULT_RE["upstream-reset"] = FAULT_RE["unavailable"] + r"|upstream connect error|disconnect/reset"
 # or, where the client's SDK does not raise the in-stream error, the stream
 # that ended without a finish (Gemini CLI: `Model stream ended without a finish reason.`)

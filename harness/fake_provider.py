@@ -49,6 +49,9 @@ The scenario decides what the generation endpoints answer:
                 Required!"): the network the session runs from is refused
   maintenance   503 with an HTML maintenance page, as a provider's front
                 end shows during an outage
+  stall         200 and the first events of a stream (or the first half of a
+                JSON body), then nothing more: the connection stays open and
+                silent, as a provider or proxy that stopped mid-answer
   no-upstream   503 with envoy's plain-text `no healthy upstream`: a service
                 mesh or gateway in front of the provider has no backend left
   upstream-reset  503 with envoy's plain-text `upstream connect error or
@@ -115,6 +118,7 @@ SCENARIOS = (
     "maintenance",
     "no-upstream",
     "upstream-reset",
+    "stall",
     "tls",
     "too-long",
     "not-found",
@@ -773,6 +777,43 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         return True
 
+    def _stall(self, family, body, path, query):
+        """200 and the first events of a stream (the same events `midstream`
+        sends), or half of a JSON body under its whole content-length, then
+        silence on an open connection until the client gives up."""
+        model = body.get("model") or MODEL
+        stream, events = sse_answer(family, body, path, query, PARTIAL_TEXT)
+        try:
+            if stream:
+                self._log(200, family, "stall: stream silent after %d event(s)" % MIDSTREAM_EVENTS[family])
+                self._start_sse(("connection", "close"))
+                for _, (name, obj) in zip(range(MIDSTREAM_EVENTS[family]), events):
+                    self.wfile.write(self._sse_frame(name, obj))
+                    self.wfile.flush()
+                    time.sleep(0.05)
+            else:
+                if family == "anthropic":
+                    whole = anthropic_message(PARTIAL_TEXT)
+                elif family == "openai-chat":
+                    whole = chat_completion(model, PARTIAL_TEXT)
+                elif family == "openai-responses":
+                    whole = responses_json(model, PARTIAL_TEXT)
+                else:
+                    whole = gemini_response(PARTIAL_TEXT, True)
+                data = json.dumps(whole).encode()
+                self._log(200, family, "stall: body silent at %d of %d bytes" % (len(data) // 2, len(data)))
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data[: len(data) // 2])
+                self.wfile.flush()
+        except OSError:
+            pass
+        while not self.stop_event.wait(1.0):
+            pass
+        self.close_connection = True
+
     def _hang(self, family):
         self._log(None, family, "hang: request read, no answer")
         # Never answer; wait until the client goes away or we are stopped.
@@ -793,6 +834,10 @@ class Handler(BaseHTTPRequestHandler):
             sc = "overloaded"
         if sc == "hang":
             self._hang(family)
+            return True
+        if sc == "stall":
+            parts = urlsplit(self.path)
+            self._stall(family, self._request_body, parts.path, parts.query)
             return True
         if sc == "reset":
             self._reset(family, "reset: request read, RST sent")

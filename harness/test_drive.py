@@ -180,6 +180,23 @@ class ProviderAnswerTest(unittest.TestCase):
             self.assertEqual((resp.status, resp.getheader("content-type")), (503, "text/plain"))
             self.assertTrue(resp.read().startswith(first))
 
+    def test_stall_sends_the_first_events_then_nothing(self):
+        import socket
+
+        conn = self.serve("stall", "/v1/messages", stream=True, max_tokens=8)
+        conn.sock.settimeout(1.5)
+        resp = conn.getresponse()
+        self.assertEqual(resp.status, 200)
+        got = b""
+        with self.assertRaises(socket.timeout):
+            while True:
+                chunk = resp.read1(65536)
+                if not chunk:
+                    break
+                got += chunk
+        self.assertIn(b"event: message_start", got)
+        self.assertNotIn(b"message_stop", got)
+
     def test_rate_limit_long_names_a_ten_minute_wait(self):
         resp = self.serve("rate-limit-long").getresponse()
         self.assertEqual(resp.status, 429)
