@@ -48,7 +48,7 @@ DEFAULT_SCENARIOS = ["healthy", "overloaded", "rate-limit", "auth", "server-erro
 EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidden", "gateway-timeout", "tls",
                    "too-long", "not-found", "payment", "flaky", "unreachable", "closed", "rate-limit-long",
                    "stream-overloaded", "cdn-timeout", "empty-503", "blocked",
-                   "maintenance", "no-upstream", "upstream-reset", "stall")
+                   "maintenance", "no-upstream", "upstream-reset", "stall", "cdn-rate-limit")
 # every scenario, in the order of the results table's columns; those with a
 # provider are fake_provider.SCENARIOS (a test holds the two together)
 SCENARIOS = [*DEFAULT_SCENARIOS, *EXTRA_SCENARIOS]
@@ -112,6 +112,8 @@ EXPECT = {
     "upstream-reset": ("pause", "server_5xx"),
     # the answer began, then the provider (or a proxy) went silent on an open connection
     "stall": ("retry", "timeout"),
+    # a CDN in front of the provider rate-limits the client (Cloudflare's 1015)
+    "cdn-rate-limit": ("retry", "rate_limit"),
 }
 
 # Text that shows the fault reached the output (used for `visible`, and to stop
@@ -166,6 +168,7 @@ FAULT_RE["maintenance"] = FAULT_RE["unavailable"] + r"|maintenance"
 FAULT_RE["no-upstream"] = FAULT_RE["unavailable"] + r"|no healthy upstream"
 FAULT_RE["stall"] = (FAULT_RE["hang"] + r"|idle timeout|stopped arriving|stalled|incomplete|no response|"
                      r"stream (?:error|disconnected|closed|ended)|waiting for api response")
+FAULT_RE["cdn-rate-limit"] = FAULT_RE["rate-limit"] + r"|error code: 1015|\b1015\b"
 FAULT_RE["upstream-reset"] = FAULT_RE["unavailable"] + r"|upstream connect error|disconnect/reset"
 # or, where the client's SDK does not raise the in-stream error, the stream
 # that ended without a finish (Gemini CLI: `Model stream ended without a finish reason.`)

@@ -49,6 +49,8 @@ The scenario decides what the generation endpoints answer:
                 Required!"): the network the session runs from is refused
   maintenance   503 with an HTML maintenance page, as a provider's front
                 end shows during an outage
+  cdn-rate-limit  429 with Cloudflare's plain-text `error code: 1015` (its own
+                rate limit in front of the API), no retry-after
   stall         200 and the first events of a stream (or the first half of a
                 JSON body), then nothing more: the connection stays open and
                 silent, as a provider or proxy that stopped mid-answer
@@ -119,6 +121,7 @@ SCENARIOS = (
     "no-upstream",
     "upstream-reset",
     "stall",
+    "cdn-rate-limit",
     "tls",
     "too-long",
     "not-found",
@@ -458,8 +461,10 @@ MAINTENANCE_HTML = (
 # replies, source/common/router/router.cc): no backend left, or the connection
 # to it broken before the answer's headers.
 GATEWAY_TEXT = {
-    "no-upstream": "no healthy upstream",
-    "upstream-reset": "upstream connect error or disconnect/reset before headers. reset reason: connection termination",
+    "no-upstream": (503, "no healthy upstream"),
+    "upstream-reset": (503, "upstream connect error or disconnect/reset before headers. reset reason: connection termination"),
+    # Cloudflare's own rate limit in front of an API (its error 1015), as API clients get it
+    "cdn-rate-limit": (429, "error code: 1015"),
 }
 
 # stream-overloaded: the events sent before the in-stream error
@@ -868,8 +873,9 @@ class Handler(BaseHTTPRequestHandler):
             self._send_html(status, page)
             return True
         if sc in GATEWAY_TEXT:
-            self._log(503, family, sc + ": gateway plain text")
-            self._send_html(503, GATEWAY_TEXT[sc], content_type="text/plain")
+            status, text = GATEWAY_TEXT[sc]
+            self._log(status, family, sc + ": gateway plain text")
+            self._send_html(status, text, content_type="text/plain")
             return True
         if sc == "empty-503":
             self._log(503, family, "empty-503: no body")

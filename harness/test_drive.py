@@ -175,9 +175,11 @@ class ProviderAnswerTest(unittest.TestCase):
             self.assertTrue(resp.read().startswith(b"<!DOCTYPE html>"))
 
     def test_gateway_scenarios_answer_envoys_plain_text(self):
-        for scenario, first in (("no-upstream", b"no healthy upstream"), ("upstream-reset", b"upstream connect error")):
+        for scenario, status, first in (("no-upstream", 503, b"no healthy upstream"),
+                                        ("upstream-reset", 503, b"upstream connect error"),
+                                        ("cdn-rate-limit", 429, b"error code: 1015")):
             resp = self.serve(scenario).getresponse()
-            self.assertEqual((resp.status, resp.getheader("content-type")), (503, "text/plain"))
+            self.assertEqual((resp.status, resp.getheader("content-type")), (status, "text/plain"))
             self.assertTrue(resp.read().startswith(first))
 
     def test_stall_sends_the_first_events_then_nothing(self):
