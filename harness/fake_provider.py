@@ -444,6 +444,21 @@ def sse_answer(family: str, body: dict, path: str, query: str, text: str):
     return ":streamGenerateContent" in path and "alt=sse" in query, gemini_sse(text)
 
 
+def whole_answer(family: str, body: dict, path: str, text: str):
+    """The family's whole non-streaming answer of `text` (for Gemini's
+    `streamGenerateContent` without SSE, the list of its chunks)."""
+    model = body.get("model") or MODEL
+    if family == "anthropic":
+        return anthropic_message(text)
+    if family == "openai-chat":
+        return chat_completion(model, text)
+    if family == "openai-responses":
+        return responses_json(model, text)
+    if ":streamGenerateContent" in path:
+        return [obj for _, obj in gemini_sse(text)]
+    return gemini_response(text, True)
+
+
 # A CDN firewall's page for a client it refuses (a flagged network or region).
 BLOCKED_HTML = (
     "<!DOCTYPE html><html><head><title>Attention Required! | fake-provider.example</title></head>"
@@ -721,18 +736,8 @@ class Handler(BaseHTTPRequestHandler):
         """200, the first events of a stream in the family's format, then the
         connection drops: chunked encoding without its last chunk. Non-streaming:
         a content-length for the whole body, half of it, then the drop."""
-        model = body.get("model") or MODEL
         stream, events = sse_answer(family, body, path, query, PARTIAL_TEXT)
-        if family == "anthropic":
-            whole = anthropic_message(PARTIAL_TEXT)
-        elif family == "openai-chat":
-            whole = chat_completion(model, PARTIAL_TEXT)
-        elif family == "openai-responses":
-            whole = responses_json(model, PARTIAL_TEXT)
-        elif ":streamGenerateContent" in path:
-            whole = [obj for _, obj in gemini_sse(PARTIAL_TEXT)]
-        else:
-            whole = gemini_response(PARTIAL_TEXT, True)
+        whole = whole_answer(family, body, path, PARTIAL_TEXT)
         try:
             if stream:
                 self._log(200, family, "midstream: stream cut after %d event(s)" % MIDSTREAM_EVENTS[family])
@@ -786,7 +791,6 @@ class Handler(BaseHTTPRequestHandler):
         """200 and the first events of a stream (the same events `midstream`
         sends), or half of a JSON body under its whole content-length, then
         silence on an open connection until the client gives up."""
-        model = body.get("model") or MODEL
         stream, events = sse_answer(family, body, path, query, PARTIAL_TEXT)
         try:
             if stream:
@@ -797,15 +801,7 @@ class Handler(BaseHTTPRequestHandler):
                     self.wfile.flush()
                     time.sleep(0.05)
             else:
-                if family == "anthropic":
-                    whole = anthropic_message(PARTIAL_TEXT)
-                elif family == "openai-chat":
-                    whole = chat_completion(model, PARTIAL_TEXT)
-                elif family == "openai-responses":
-                    whole = responses_json(model, PARTIAL_TEXT)
-                else:
-                    whole = gemini_response(PARTIAL_TEXT, True)
-                data = json.dumps(whole).encode()
+                data = json.dumps(whole_answer(family, body, path, PARTIAL_TEXT)).encode()
                 self._log(200, family, "stall: body silent at %d of %d bytes" % (len(data) // 2, len(data)))
                 self.send_response(200)
                 self.send_header("content-type", "application/json")
