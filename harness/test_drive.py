@@ -174,7 +174,7 @@ class ProviderAnswerTest(unittest.TestCase):
             self.assertEqual((resp.status, resp.getheader("content-type")), (status, "text/html"))
             self.assertTrue(resp.read().startswith(b"<!DOCTYPE html>"))
 
-    def test_gateway_scenarios_answer_envoys_plain_text(self):
+    def test_gateway_scenarios_answer_their_plain_text(self):
         for scenario, status, first in (("no-upstream", 503, b"no healthy upstream"),
                                         ("upstream-reset", 503, b"upstream connect error"),
                                         ("cdn-rate-limit", 429, b"error code: 1015")):

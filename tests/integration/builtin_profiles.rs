@@ -540,7 +540,7 @@ fn caught_train_lines_are_still_caught_when_the_pane_wraps_them() {
 /// which a row of the profile's own JSON record example starts with. It
 /// stood at 292 of 165,120 on 2026-12-02, after the rules from aider's and
 /// the OpenHands CLI's real runs (a Rich row now fires only after its level
-/// column), and at 292 of 167,830 after the gateway-page rules, whose review
+/// column), and at 292 of 167,900 after the gateway-page rules, whose review
 /// first took it to 316 (a reset sentence cut before its reason).
 #[test]
 fn bait_a_program_word_wraps_itself() {
