@@ -466,7 +466,11 @@ CLIS = {
     "claude": (
         setup_claude,
         ["{bin}", PROMPT],
-        [("stream-json", ["{bin}", "-p", PROMPT, "--output-format", "stream-json", "--verbose"], "jsonl")],
+        [
+            ("stream-json", ["{bin}", "-p", PROMPT, "--output-format", "stream-json", "--verbose"], "jsonl"),
+            # the debug log (~/.claude/debug/<session>.txt) is what is kept of this run
+            ("debug", ["{bin}", "-p", PROMPT, "--debug"], "out"),
+        ],
         [".claude/projects/*/*.jsonl"],
     ),
     "codex": (
@@ -852,7 +856,16 @@ def run_headless(cli, spec, scenario, root, out, versions, variant, argv_t, form
     if left:
         note["reaped"] = len(left)
     note["elapsed_s"] = round(time.time() - t0)
-    collect_transcripts(cli, home, out, scenario, variant)
+    if variant == "debug":
+        # Claude Code's debug log, not its stdout (the stream-json run has
+        # that) nor its transcript (the same as the stream-json run's)
+        logs = sorted((home / ".claude" / "debug").glob("*.txt"), key=lambda p: p.stat().st_mtime)
+        if logs:
+            shutil.copy(logs[-1], out / f"{scenario}.debug.log")
+        so.unlink(missing_ok=True)
+        se.unlink(missing_ok=True)
+    else:
+        collect_transcripts(cli, home, out, scenario, variant)
     note["requests"] = summarize_requests(prov.requests())
     prov.stop()
     return note
@@ -962,7 +975,7 @@ def run_inner(args) -> int:
                 if mode == "tui":
                     jobs.append(("tui", None, None, None))
                 else:
-                    jobs += [("headless", v, a, f) for v, a, f in CLIS[cli][2]]
+                    jobs += [("headless", v, a, f) for v, a, f in CLIS[cli][2] if args.variant in (None, v)]
                 for kind, variant, argv_t, form in jobs:
                     # no scenario in the name: CLIs show the working directory, and the
                     # name must not look like fault text on screen
@@ -1259,6 +1272,7 @@ def main(argv=None) -> int:
     ap.add_argument("--cli", action="append", choices=list(CLIS))
     ap.add_argument("--scenario", action="append", choices=SCENARIOS)
     ap.add_argument("--mode", choices=["tui", "headless"])
+    ap.add_argument("--variant", help="with --mode headless: only this headless variant (claude: stream-json, debug)")
     ap.add_argument("--latest", action="store_true", help="with --drift: the newest versions, not the pins")
     ap.add_argument("--at", action="append", metavar="CLI=VERSION",
                     help="with --install or --run --out: this release of CLI instead of its pin (repeatable)")
@@ -1280,6 +1294,8 @@ def main(argv=None) -> int:
         rest += ["--scenario", s]
     if args.mode:
         rest += ["--mode", args.mode]
+    if args.variant:
+        rest += ["--variant", args.variant]
     if args.keep:
         rest += ["--keep"]
     if args.no_scrub:
