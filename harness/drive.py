@@ -461,6 +461,13 @@ def setup_openhands(home: Path, work: Path, base: str) -> dict:
     }
 
 
+# Headless variants run for the log file the CLI writes under HOME, kept as
+# `{scenario}.{variant}.log`: Claude Code's debug log, Copilot CLI's process log.
+LOG_VARIANTS = {
+    ("claude", "debug"): ".claude/debug/*.txt",
+    ("copilot", "process"): ".copilot/logs/*.log",
+}
+
 # name -> (setup, tui argv, [(variant, argv, stdout form)], transcript globs under HOME)
 CLIS = {
     "claude": (
@@ -510,6 +517,8 @@ CLIS = {
         [
             ("text", ["{bin}", "-p", PROMPT], "stdout"),
             ("json", ["{bin}", "-p", PROMPT, "--output-format", "json"], "jsonl"),
+            # the process log (~/.copilot/logs/process-*.log) is what is kept of this run
+            ("process", ["{bin}", "-p", PROMPT, "--log-level", "all"], "out"),
         ],
         [".copilot/session-state/*/events.jsonl"],
     ),
@@ -856,12 +865,13 @@ def run_headless(cli, spec, scenario, root, out, versions, variant, argv_t, form
     if left:
         note["reaped"] = len(left)
     note["elapsed_s"] = round(time.time() - t0)
-    if variant == "debug":
-        # Claude Code's debug log, not its stdout (the stream-json run has
-        # that) nor its transcript (the same as the stream-json run's)
-        logs = sorted((home / ".claude" / "debug").glob("*.txt"), key=lambda p: p.stat().st_mtime)
+    log_glob = LOG_VARIANTS.get((cli, variant))
+    if log_glob:
+        # the CLI's own log file, not the run's stdout (another variant has
+        # that) nor its transcript (the same as the other variant's)
+        logs = sorted(home.glob(log_glob), key=lambda p: p.stat().st_mtime)
         if logs:
-            shutil.copy(logs[-1], out / f"{scenario}.debug.log")
+            (out / f"{scenario}.{variant}.log").write_bytes(drop_wire_dumps(logs[-1].read_bytes()))
         so.unlink(missing_ok=True)
         se.unlink(missing_ok=True)
     else:
@@ -869,6 +879,23 @@ def run_headless(cli, spec, scenario, root, out, versions, variant, argv_t, form
     note["requests"] = summarize_requests(prov.requests())
     prov.stop()
     return note
+
+
+def drop_wire_dumps(data: bytes) -> bytes:
+    """A log without the request bodies Copilot CLI dumps at `--log-level all`
+    (`[rust:model_wire] Wire request: {` to the `}` that closes it): they
+    hold the CLI's own system prompt and tool texts, which the fixtures must
+    not copy, and no fault."""
+    out, skipping = [], False
+    for line in data.splitlines(keepends=True):
+        if skipping:
+            skipping = line.rstrip(b"\r\n") != b"}"
+            continue
+        if b"[rust:model_wire] Wire " in line and line.rstrip(b"\r\n").endswith(b"{"):
+            skipping = True
+            continue
+        out.append(line)
+    return b"".join(out)
 
 
 def summarize_requests(reqs: list[dict]) -> str:
@@ -1272,7 +1299,7 @@ def main(argv=None) -> int:
     ap.add_argument("--cli", action="append", choices=list(CLIS))
     ap.add_argument("--scenario", action="append", choices=SCENARIOS)
     ap.add_argument("--mode", choices=["tui", "headless"])
-    ap.add_argument("--variant", help="with --mode headless: only this headless variant (claude: stream-json, debug)")
+    ap.add_argument("--variant", help="with --mode headless: only this headless variant (claude: stream-json, debug; copilot: text, json, process)")
     ap.add_argument("--latest", action="store_true", help="with --drift: the newest versions, not the pins")
     ap.add_argument("--at", action="append", metavar="CLI=VERSION",
                     help="with --install or --run --out: this release of CLI instead of its pin (repeatable)")

@@ -104,6 +104,19 @@ class FixtureHelpersTest(unittest.TestCase):
         out = drive.scrub(raw, [("/tmp/run1/work", "<WORK>"), ("box7", "<HOST>")]).decode()
         self.assertEqual(out, "cwd <WORK> at 127.0.0.1:<PORT> key <FAKE_KEY> on <HOST>")
 
+    def test_a_process_log_keeps_its_lines_but_not_the_request_dumps(self):
+        log = (
+            b"2026-12-02T10:27:28.600Z [DEBUG] [rust:model_wire] Wire request: {\n"
+            b' "messages": [\n   {"role": "system", "content": "You are a CLI"}\n ]\n'
+            b"}\n"
+            b"2026-12-02T10:27:28.697Z [WARNING] [rust:model_events::producer] Model provider request failed "
+            b'{"http_status":503}\n'
+        )
+        out = drive.drop_wire_dumps(log)
+        self.assertNotIn(b"You are a CLI", out)
+        self.assertIn(b'"http_status":503', out)
+        self.assertEqual(out.count(b"\n"), 1)
+
     def test_shorten_records_keeps_json_valid(self):
         rec = {"type": "system", "tools": ["t%d" % i for i in range(100)], "prompt": "x" * 20000}
         out = drive.shorten_records(json.dumps(rec).encode() + b"\n" + b'{"a":1}')
