@@ -732,31 +732,39 @@ class Handler(BaseHTTPRequestHandler):
             pass
         self.close_connection = True
 
+    def _first_events(self, events, n, chunked=False):
+        """The first `n` events of a stream, a moment apart (each its own
+        chunk under chunked encoding)."""
+        for _, (name, obj) in zip(range(n), events):
+            data = self._sse_frame(name, obj)
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
+            self.wfile.flush()
+            time.sleep(0.05)
+
+    def _half_body(self, family, what, whole):
+        """200 with a content-length for the whole JSON body, and half of it."""
+        data = json.dumps(whole).encode()
+        self._log(200, family, "%s at %d of %d bytes" % (what, len(data) // 2, len(data)))
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.send_header("request-id", "req_fake" + uuid.uuid4().hex[:20])
+        self.end_headers()
+        self.wfile.write(data[: len(data) // 2])
+        self.wfile.flush()
+
     def _midstream(self, family, body, path, query):
         """200, the first events of a stream in the family's format, then the
         connection drops: chunked encoding without its last chunk. Non-streaming:
         a content-length for the whole body, half of it, then the drop."""
         stream, events = sse_answer(family, body, path, query, PARTIAL_TEXT)
-        whole = whole_answer(family, body, path, PARTIAL_TEXT)
         try:
             if stream:
                 self._log(200, family, "midstream: stream cut after %d event(s)" % MIDSTREAM_EVENTS[family])
                 self._start_sse(("transfer-encoding", "chunked"))
-                for _, (name, obj) in zip(range(MIDSTREAM_EVENTS[family]), events):
-                    data = self._sse_frame(name, obj)
-                    self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-                    self.wfile.flush()
-                    time.sleep(0.05)
+                self._first_events(events, MIDSTREAM_EVENTS[family], chunked=True)
             else:
-                data = json.dumps(whole).encode()
-                self._log(200, family, "midstream: body cut at %d of %d bytes" % (len(data) // 2, len(data)))
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.send_header("request-id", "req_fake" + uuid.uuid4().hex[:20])
-                self.end_headers()
-                self.wfile.write(data[: len(data) // 2])
-                self.wfile.flush()
+                self._half_body(family, "midstream: body cut", whole_answer(family, body, path, PARTIAL_TEXT))
             time.sleep(0.2)
             # no terminating chunk, no rest of the body: the connection just ends
             self.connection.shutdown(socket.SHUT_RDWR)
@@ -776,10 +784,7 @@ class Handler(BaseHTTPRequestHandler):
         self._log(200, family, "stream-overloaded: error event after %d event(s)" % n)
         try:
             self._start_sse(("connection", "close"))
-            for _, (name, obj) in zip(range(n), events):
-                self.wfile.write(self._sse_frame(name, obj))
-                self.wfile.flush()
-                time.sleep(0.05)
+            self._first_events(events, n)
             self.wfile.write(self._sse_frame(*stream_error_event(family, model, n + 1)))
             self.wfile.flush()
         except OSError:
@@ -796,19 +801,9 @@ class Handler(BaseHTTPRequestHandler):
             if stream:
                 self._log(200, family, "stall: stream silent after %d event(s)" % MIDSTREAM_EVENTS[family])
                 self._start_sse(("connection", "close"))
-                for _, (name, obj) in zip(range(MIDSTREAM_EVENTS[family]), events):
-                    self.wfile.write(self._sse_frame(name, obj))
-                    self.wfile.flush()
-                    time.sleep(0.05)
+                self._first_events(events, MIDSTREAM_EVENTS[family])
             else:
-                data = json.dumps(whole_answer(family, body, path, PARTIAL_TEXT)).encode()
-                self._log(200, family, "stall: body silent at %d of %d bytes" % (len(data) // 2, len(data)))
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data[: len(data) // 2])
-                self.wfile.flush()
+                self._half_body(family, "stall: body silent", whole_answer(family, body, path, PARTIAL_TEXT))
         except OSError:
             pass
         while not self.stop_event.wait(1.0):
