@@ -379,13 +379,33 @@ impl LiteralSet {
         for (k, pats) in self.patterns.iter().enumerate() {
             let holds = match &self.each {
                 Some(finders) => finders[k].find(hay.as_bytes()).is_some(),
-                None => hay.contains(self.literals[k].as_str()),
+                None => holds_literal(hay, &self.literals[k]),
             };
             if holds {
                 out.extend_from_slice(pats);
             }
         }
     }
+}
+
+/// Whether `hay` holds `literal`. `str::contains` sets up a two-way searcher
+/// for a needle longer than 32 bytes on every call, and `patterns_in` asks
+/// for every literal of a set on each candidate line; a long literal (a
+/// translated sentence is one) is looked for by its head first, which std
+/// searches without that set-up, so most lines are turned away cheaply.
+fn holds_literal(hay: &str, literal: &str) -> bool {
+    const HEAD: usize = 32;
+    if literal.len() > hay.len() {
+        return false;
+    }
+    if literal.len() <= HEAD {
+        return hay.contains(literal);
+    }
+    let mut cut = HEAD;
+    while !literal.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    hay.contains(&literal[..cut]) && hay.contains(literal)
 }
 
 /// The deadline passed before a search was done.
@@ -1173,6 +1193,22 @@ fn compile_error(pattern: &str, e: regex::Error) -> RuleError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_literals_are_found_by_their_head_then_whole() {
+        let long = "Falha temporária a resolver 'archive.ubuntu.com'";
+        assert!(long.len() > 32);
+        assert!(super::holds_literal(&format!("  {long} [IP: 1.2.3.4 80]"), long));
+        // the head alone is not enough, nor a shorter line
+        assert!(!super::holds_literal("  Falha temporária a resolver 'deb.debian.org'", long));
+        assert!(!super::holds_literal("Falha", long));
+        // a cut inside a multibyte character moves back to its boundary
+        let wide = "暫時無法解析域名暫時無法解析 'mirrors.aliyun.com'";
+        assert!(!wide.is_char_boundary(32));
+        assert!(super::holds_literal(&format!("x {wide} y"), wide));
+        assert!(!super::holds_literal("暫時無法解析域名暫時無法解析 'mirrors.aliyun.org'", wide));
+        assert!(super::holds_literal("a short one", "short"));
+    }
     use crate::pipeline::clean::clean;
     use crate::profile::schema;
     use crate::profile::{Origin, Profile};
