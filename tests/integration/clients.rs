@@ -172,6 +172,12 @@ fn visible_faults_of_the_real_clis_are_caught() {
         let share = *caught as f64 / *all as f64;
         assert!(share >= floor, "{cli}: {caught}/{all} caught; missed:\n{}", missed.join("\n"));
     }
+    // The README states the whole figure; it follows the captures.
+    let (caught, all) = per_cli.values().fold((0, 0), |(c, a), (caught, all, _)| (c + caught, a + all));
+    let readme = std::fs::read_to_string(crate::util::root().join("README.md")).unwrap();
+    let sentence = format!("{caught} of {all} faults caught");
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains(&sentence), "README.md should say {sentence:?}");
 }
 
 /// A fault that needs a person (a spent quota, a refused credential) is never

@@ -8,6 +8,7 @@ mod batch;
 mod builtin_profiles;
 mod classify;
 mod clients;
+mod docs;
 mod engines;
 mod examples;
 mod first_hour;
