@@ -330,6 +330,31 @@ impl Finder {
         })
     }
 
+    /// Calls `found(literal, start)` for the first literal of each
+    /// searcher (in set order) that starts at each offset of `haystack`
+    /// where one starts: leftmost-first, searched again from one byte after
+    /// each match, so a literal that starts inside another's match is found.
+    fn each_start(&self, haystack: &[u8], mut found: impl FnMut(usize, usize)) {
+        match self {
+            Finder::Packed(searchers) => {
+                for (chunk, searcher) in searchers.iter().enumerate() {
+                    let mut at = 0;
+                    while let Some(m) = searcher.find_in(haystack, aho_corasick::Span::from(at..haystack.len())) {
+                        found(chunk * TEDDY_LITERALS + m.pattern().as_usize(), m.start());
+                        at = m.start() + 1;
+                    }
+                }
+            }
+            Finder::Automaton(a) => {
+                let mut at = 0;
+                while let Some(m) = a.find(aho_corasick::Input::new(haystack).span(at..haystack.len())) {
+                    found(m.pattern().as_usize(), m.start());
+                    at = m.start() + 1;
+                }
+            }
+        }
+    }
+
     /// Calls `found(literal, start)` for each match in `haystack`:
     /// leftmost-first and not overlapping (within a chunk, for Teddy).
     fn each(&self, haystack: &[u8], mut found: impl FnMut(usize, usize)) {
@@ -376,35 +401,45 @@ impl LiteralSet {
         } else {
             line
         };
-        for (k, pats) in self.patterns.iter().enumerate() {
-            let holds = match &self.each {
-                Some(finders) => finders[k].find(hay.as_bytes()).is_some(),
-                None => holds_literal(hay, &self.literals[k]),
-            };
-            if holds {
-                out.extend_from_slice(pats);
+        match &self.each {
+            Some(finders) => {
+                for (k, pats) in self.patterns.iter().enumerate() {
+                    if finders[k].find(hay.as_bytes()).is_some() {
+                        out.extend_from_slice(pats);
+                    }
+                }
             }
+            None => self.literals_at_starts(hay, |k| out.extend_from_slice(&self.patterns[k])),
         }
     }
-}
 
-/// Whether `hay` holds `literal`. `str::contains` sets up a two-way searcher
-/// for a needle longer than 32 bytes on every call, and `patterns_in` asks
-/// for every literal of a set on each candidate line; a long literal (a
-/// translated sentence is one) is looked for by its head first, which std
-/// searches without that set-up, so most lines are turned away cheaply.
-fn holds_literal(hay: &str, literal: &str) -> bool {
-    const HEAD: usize = 32;
-    // Most candidate lines are shorter than a long literal: no search at all
-    // (measured: 5% of `ci` on a healthy 64 KiB log).
-    if literal.len() > hay.len() {
-        return false;
+    /// Calls `found(k)` for each literal `k` that `hay` holds (a literal
+    /// more than once when it occurs more than once). One search of the line
+    /// per offset where a literal starts, instead of one per literal: a
+    /// profile has hundreds of literals and a candidate line holds a few.
+    /// The searcher reports, at each offset, the first literal in set order
+    /// that starts there; the literals are sorted, so any other that starts
+    /// there has it as a prefix and follows it in the set.
+    fn literals_at_starts(&self, hay: &str, mut found: impl FnMut(usize)) {
+        let chunk_end = |k: usize| match self.finder {
+            Finder::Packed(_) => (k / TEDDY_LITERALS + 1) * TEDDY_LITERALS,
+            Finder::Automaton(_) => usize::MAX,
+        };
+        self.finder.each_start(hay.as_bytes(), |k, at| {
+            found(k);
+            let first = &self.literals[k];
+            let end = chunk_end(k).min(self.literals.len());
+            let rest = &hay.as_bytes()[at..];
+            for (j, longer) in self.literals.iter().enumerate().take(end).skip(k + 1) {
+                if !longer.starts_with(first.as_str()) {
+                    break;
+                }
+                if rest.starts_with(longer.as_bytes()) {
+                    found(j);
+                }
+            }
+        });
     }
-    let mut cut = literal.len().min(HEAD);
-    while !literal.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    hay.contains(&literal[..cut]) && (cut == literal.len() || hay.contains(literal))
 }
 
 /// The deadline passed before a search was done.
@@ -1196,26 +1231,61 @@ mod tests {
     use crate::profile::schema;
     use crate::profile::{Origin, Profile};
 
+    /// Every literal a line holds is found, as `str::contains` finds it:
+    /// literals that are prefixes of others, that start inside another's
+    /// match, that sit in different Teddy chunks, or that occur twice.
     #[test]
-    fn long_literals_are_found_by_their_head_then_whole() {
-        let long = "Falha temporária a resolver 'archive.ubuntu.com'";
-        // a cut inside a multibyte character moves back to its boundary
-        let wide = "暫時無法解析域名暫時無法解析 'mirrors.aliyun.com'";
-        assert!(long.len() > 32 && !wide.is_char_boundary(32));
-        let cases = [
-            (format!("  {long} [IP: 1.2.3.4 80]"), long),
-            // the head alone is not enough, nor a line shorter than the literal
-            ("  Falha temporária a resolver 'deb.debian.org'".to_string(), long),
-            ("Falha".to_string(), long),
-            (format!("x {wide} y"), wide),
-            ("暫時無法解析域名暫時無法解析 'mirrors.aliyun.org'".to_string(), wide),
-            ("a short one".to_string(), "short"),
-            ("a short one".to_string(), "shorter"),
+    fn a_line_yields_every_literal_it_holds() {
+        let mut words: Vec<String> =
+            ["API", "API Error", "API Error: 5", "Error", "rror: 529", "529", "Error: 529 Over"]
+                .iter()
+                .chain(&["Falha temporária a resolver", "暫時無法解析", "無法", "ab", "abc", "abd", "abde"])
+                .map(|w| w.to_string())
+                .collect();
+        // enough more to need several Teddy searchers, with prefix chains
+        // that cross from one searcher's chunk to the next
+        words.extend((0..150).map(|i| format!("w{i:03}")));
+        words.extend((0..150).map(|i| format!("w{i:03}x")));
+        let with_short: Vec<String> = words.iter().cloned().chain(["a".to_string(), "b".to_string()]).collect();
+        let lines = [
+            "● API Error: 529 Overloaded",
+            "API Error: 529 Overloaded · Error: 529 Overloaded again",
+            "  Falha temporária a resolver 'archive.ubuntu.com'",
+            "x 暫時無法解析 y",
+            "abd and abc and ab",
+            "w063 w064x w127x w128 w149x",
+            "nothing here",
+            "",
         ];
-        let found: Vec<bool> = cases.iter().map(|(hay, lit)| holds_literal(hay, lit)).collect();
-        assert_eq!(found, [true, false, false, true, false, true, false]);
-        // and it answers as `str::contains` does
-        assert!(cases.iter().all(|(hay, lit)| holds_literal(hay, lit) == hay.contains(lit)));
+        let mut packed = 0;
+        // one-byte literals make `aho_corasick` refuse Teddy: the automaton
+        for (words, insensitive) in [(&words, false), (&words, true), (&with_short, false)] {
+            let map: LiteralMap = words
+                .iter()
+                .enumerate()
+                .map(|(i, w)| (if insensitive { w.to_ascii_lowercase() } else { w.clone() }, vec![i]))
+                .collect();
+            let set = LiteralSet::build(map, insensitive, Workload::Few).unwrap();
+            if let Finder::Packed(searchers) = &set.finder {
+                packed = packed.max(searchers.len());
+            }
+            for line in lines.iter().map(|l| if insensitive { l.to_uppercase() } else { l.to_string() }) {
+                let mut got = Vec::new();
+                set.patterns_in(&line, &mut got);
+                got.sort_unstable();
+                got.dedup();
+                let hay = if insensitive { line.to_ascii_lowercase() } else { line.clone() };
+                let mut want: Vec<usize> = (0..words.len())
+                    .filter(|&i| {
+                        let w = if insensitive { words[i].to_ascii_lowercase() } else { words[i].clone() };
+                        hay.contains(w.as_str())
+                    })
+                    .collect();
+                want.sort_unstable();
+                assert_eq!(got, want, "{line:?} (case-insensitive: {insensitive})");
+            }
+        }
+        assert!(packed >= 5, "the exact-case set was searched by {packed} Teddy searchers");
     }
 
     fn compiled(text: &str) -> Result<CompiledProfile, ProfileError> {
