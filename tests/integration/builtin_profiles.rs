@@ -563,13 +563,26 @@ fn tail_variant(line: &str) -> Option<String> {
 /// Each 5xx status of the line (not a port, a version or part of a longer
 /// number) as the next of its family, with the reason phrase that follows it.
 fn status_variant(line: &str) -> Option<String> {
-    const SWAP: [(&str, &str, &str, &str); 5] = [
-        ("500", "Internal Server Error", "502", "Bad Gateway"),
-        ("502", "Bad Gateway", "503", "Service Unavailable"),
-        ("503", "Service Unavailable", "504", "Gateway Timeout"),
-        ("504", "Gateway Timeout", "500", "Internal Server Error"),
-        ("529", "<unknown status code>", "503", "Service Unavailable"),
-    ];
+    swap_statuses(
+        line,
+        &[
+            ("500", "Internal Server Error", "502", "Bad Gateway"),
+            ("502", "Bad Gateway", "503", "Service Unavailable"),
+            ("503", "Service Unavailable", "504", "Gateway Timeout"),
+            ("504", "Gateway Timeout", "500", "Internal Server Error"),
+            ("529", "<unknown status code>", "503", "Service Unavailable"),
+        ],
+    )
+}
+
+/// Each refused credential's status as the other: 401 and 403.
+fn auth_variant(line: &str) -> Option<String> {
+    swap_statuses(line, &[("401", "Unauthorized", "403", "Forbidden"), ("403", "Forbidden", "401", "Unauthorized")])
+}
+
+/// Each status of `line` found in `swap` (`from`, its reason phrase, `to`,
+/// its reason phrase), where it stands alone as a number.
+fn swap_statuses(line: &str, swap: &[(&str, &str, &str, &str)]) -> Option<String> {
     let b = line.as_bytes();
     let mut out = String::new();
     let mut last = 0;
@@ -578,7 +591,7 @@ fn status_variant(line: &str) -> Option<String> {
     while i + 3 <= b.len() {
         let bounded = (i == 0 || !(b[i - 1].is_ascii_digit() || b[i - 1] == b'.' || b[i - 1] == b':'))
             && (i + 3 == b.len() || !(b[i + 3].is_ascii_digit() || b[i + 3] == b'.' || b[i + 3] == b':'));
-        if let Some((_, reason, code, new_reason)) = SWAP.iter().find(|s| bounded && line.get(i..i + 3) == Some(s.0)) {
+        if let Some((_, reason, code, new_reason)) = swap.iter().find(|s| bounded && line.get(i..i + 3) == Some(s.0)) {
             out.push_str(&line[last..i]);
             out.push_str(code);
             i += 3;
@@ -667,7 +680,8 @@ fn stamp_variant(text: &str) -> Option<String> {
 
 /// A rule written from one captured line must still catch the line the next
 /// release prints: with a request id after it, another status of the same
-/// 5xx family, another errno of the same network family, its counts, delays
+/// 5xx family or of the refused credentials (401, 403), another errno of the
+/// same network family, its counts, delays
 /// and ids renumbered; and in the log of a CI job that ran the program, every
 /// line of the post behind the host's time stamp. Each `train` line
 /// caught as printed is varied one way at a time and classified again; the
@@ -679,9 +693,10 @@ fn stamp_variant(text: &str) -> Option<String> {
 #[test]
 fn caught_train_lines_survive_the_next_release_s_variations() {
     type Variant = fn(&str) -> Option<String>;
-    let variants: [(&str, Variant); 5] = [
+    let variants: [(&str, Variant); 6] = [
         ("tail", tail_variant),
         ("status", status_variant),
+        ("auth", auth_variant),
         ("errno", errno_variant),
         ("digits", digits_variant),
         ("stamp", stamp_variant),
@@ -712,10 +727,18 @@ fn caught_train_lines_survive_the_next_release_s_variations() {
             }
         }
         eprintln!("{name}: agents {agents}, ci {ci}");
-        assert!(agents.lines >= 10 && ci.lines >= 20, "{name}: too few lines varied: agents {agents}, ci {ci}");
+        // `ci` has few refused credentials among its caught lines, and each
+        // of its tools answers 401 and 403 for different causes (apt's 401 is
+        // a private archive's, the runner's 403 a download's, npm's E403 a
+        // publish the token may not make): the auth family is the agents'.
+        let ci_min = if name == "auth" { 0 } else { 20 };
+        assert!(agents.lines >= 10 && ci.lines >= ci_min, "{name}: too few lines varied: agents {agents}, ci {ci}");
         let (agent_floor, ci_floor) = match name {
             "tail" => (1.0, 0.97),
             "stamp" => (1.0, 1.0),
+            // Claude Code's `/bug` log reads an HTTP client's 401 only: its
+            // 403 may be any endpoint's refusal, a plugin marketplace's too.
+            "auth" => (0.94, 0.0),
             _ => (0.97, 0.95),
         };
         assert!(
