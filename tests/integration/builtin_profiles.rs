@@ -224,6 +224,14 @@ fn train_lines_a_program_word_wraps_itself() {
         "word-wrapped by the program: {}/{caught} at 80 columns, {}/{caught} at 60; under a rule as wide as the pane, {} and {}",
         kept[0], kept[1], ruled[0], ruled[1]
     );
+    crate::util::assert_doc_says(
+        "GUIDE.md",
+        &format!(
+            "still caught in {} of {caught} cases at 80 columns and {} at 60; under a rule as wide as the pane, as Claude Code and Copilot CLI draw one around their prompt, {} and {}",
+            kept[0], kept[1], ruled[0], ruled[1]
+        ),
+    );
+    crate::util::assert_doc_says("GUIDE.md", &format!("word-wrapped itself in {} of {caught} at 80 columns", kept[0]));
     assert!(kept[0] as f64 >= 0.88 * caught as f64 && kept[1] as f64 >= 0.70 * caught as f64, "{kept:?} of {caught}");
     assert!(
         ruled[0] as f64 >= 0.88 * caught as f64 && ruled[1] as f64 >= 0.76 * caught as f64,
@@ -498,6 +506,7 @@ fn corpus_recall_per_profile_and_split() {
 /// and from the rows re-joined when it falls before.
 #[test]
 fn caught_train_lines_are_still_caught_when_the_pane_wraps_them() {
+    let mut figures = Vec::new();
     for width in [80, 120] {
         let (mut caught, mut kept) = (0usize, 0usize);
         let mut lost = Vec::new();
@@ -519,7 +528,13 @@ fn caught_train_lines_are_still_caught_when_the_pane_wraps_them() {
         // 533/630 and 592/630 from the first row alone when last measured so).
         let floor = if width == 80 { 0.98 } else { 0.99 };
         assert!(share >= floor, "width {width}: {kept}/{caught} kept; lost:\n{}", lost.join("\n"));
+        figures.push((kept, caught));
     }
+    let [(k80, caught), (k120, _)] = figures[..] else { unreachable!() };
+    crate::util::assert_doc_says(
+        "GUIDE.md",
+        &format!("stays caught in {k80} of {caught} cases at 80 columns and {k120} at 120"),
+    );
 }
 
 /// The precision side of a program's own word wrap: a healthy line (bait)
@@ -546,6 +561,14 @@ fn caught_train_lines_are_still_caught_when_the_pane_wraps_them() {
 fn bait_a_program_word_wraps_itself() {
     let (tried, fired) = bait_fired(&[80, 60], word_wrap);
     eprintln!("{tried} word-wrapped bait lines tried, {} fired", fired.len());
+    crate::util::assert_doc_says(
+        "GUIDE.md",
+        &format!(
+            "word-wrapped so fire in {} of {} tries at 80 and 60 columns",
+            fired.len(),
+            crate::util::thousands(tried)
+        ),
+    );
     assert!(tried >= 10_000);
     assert!(fired.len() <= 293, "{} fired:\n{}", fired.len(), fired.join("\n"));
 }

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::util::{Test, root};
+use crate::util::{Test, root, thousands};
 
 fn doc(name: &str) -> String {
     std::fs::read_to_string(root().join(name)).unwrap()
@@ -15,19 +15,6 @@ fn doc(name: &str) -> String {
 /// sentence is found wherever the paragraph was wrapped.
 fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// `1,312` for 1312, as the docs write counts of four digits and more.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// One recall figure from `faultsift test --format json`.
@@ -153,7 +140,7 @@ fn readme_figures_are_what_faultsift_test_reports() {
     let bait = profiles.iter().find(|p| p["profile"] == "claude").unwrap()["bait_lines"].as_u64().unwrap();
     let readme = flat(&doc("README.md"));
     let want = [
-        format!("measure them on {} real fault lines", thousands(corpus_lines as u64)),
+        format!("measure them on {} real fault lines", thousands(corpus_lines)),
         format!(
             "agents catch {} `train`, {} `test` ({} not quoted by a profile example); `ci` {} and {} ({})",
             agents("corpus_train").pair(),
@@ -163,19 +150,19 @@ fn readme_figures_are_what_faultsift_test_reports() {
             of("ci", "corpus_test").pair(),
             of("ci", "corpus_test_unquoted").pair(),
         ),
-        format!("no bait or not-fault line ({}) is paused", thousands(bait + not_faults as u64)),
+        format!("no bait or not-fault line ({}) is paused", thousands(bait as usize + not_faults)),
     ];
     for sentence in &want {
         assert!(readme.contains(sentence.as_str()), "README.md should say {sentence:?}");
     }
     let guide = flat(&doc("GUIDE.md"));
     let want = [
-        format!("{} lines that the programs printed during real outages", thousands(corpus_lines as u64)),
+        format!("{} lines that the programs printed during real outages", thousands(corpus_lines)),
         format!(
             "{} lines in all ({} bait, {} not-fault)",
-            thousands(bait + not_faults as u64),
-            thousands(bait),
-            thousands(not_faults as u64)
+            thousands(bait as usize + not_faults),
+            thousands(bait as usize),
+            thousands(not_faults)
         ),
     ];
     for sentence in &want {

@@ -131,3 +131,25 @@ impl Test {
         v.remove(0)
     }
 }
+
+/// Asserts that the document `name` (at the repository root) states
+/// `sentence`, wherever its paragraph was wrapped: a figure the docs give
+/// follows the test that measures it.
+pub fn assert_doc_says(name: &str, sentence: &str) {
+    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = std::fs::read_to_string(root().join(name)).unwrap();
+    assert!(flat(&text).contains(&flat(sentence)), "{name} should say {sentence:?}");
+}
+
+/// `167,900` for 167900, as the docs write counts of four digits and more.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
