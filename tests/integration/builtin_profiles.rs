@@ -182,8 +182,9 @@ fn no_bait_line_is_an_environment_fault_when_a_pane_wraps_it() {
     eprintln!("{tried} wrapped bait lines tried; alone in the pane, {} fired", fired_alone.len());
     assert!(tried >= 10_000, "wrapped bait tried: {tried}");
     assert!(fired.is_empty(), "{} false positives:\n{}", fired.len(), fired.join("\n"));
-    // 17 of 103,780 when measured (2026-12-01).
-    assert!(fired_alone.len() <= 17, "{} false positives alone:\n{}", fired_alone.len(), fired_alone.join("\n"));
+    // 17 of 103,780 when measured (2026-12-01); 16 of 131,450 with the
+    // mirrors' sweep as bait and goose's variant rules narrowed (2026-12-02).
+    assert!(fired_alone.len() <= 16, "{} false positives alone:\n{}", fired_alone.len(), fired_alone.join("\n"));
 }
 
 /// Programs with a TUI (Claude Code, Codex, Gemini CLI, Copilot CLI, …) wrap
@@ -556,7 +557,8 @@ fn caught_train_lines_are_still_caught_when_the_pane_wraps_them() {
 /// stood at 292 of 165,120 on 2026-12-02, after the rules from aider's and
 /// the OpenHands CLI's real runs (a Rich row now fires only after its level
 /// column), and at 292 of 167,900 after the gateway-page rules, whose review
-/// first took it to 316 (a reset sentence cut before its reason).
+/// first took it to 316 (a reset sentence cut before its reason); 289 of
+/// 221,980 once goose's variant rules needed the Debug form's quoted String.
 #[test]
 fn bait_a_program_word_wraps_itself() {
     let (tried, fired) = bait_fired(&[80, 60], word_wrap);
@@ -570,7 +572,7 @@ fn bait_a_program_word_wraps_itself() {
         ),
     );
     assert!(tried >= 10_000);
-    assert!(fired.len() <= 293, "{} fired:\n{}", fired.len(), fired.join("\n"));
+    assert!(fired.len() <= 289, "{} fired:\n{}", fired.len(), fired.join("\n"));
 }
 
 /// The line with a request id after it, as a next release may append one
