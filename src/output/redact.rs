@@ -64,6 +64,9 @@ const SHAPES: &[(&[&str], &str)] = &[
     ),
 ];
 
+/// The index of the key=value shape, whose third group is an unquoted value.
+const KEY_VALUE: usize = SHAPES.len() - 1;
+
 fn shape(i: usize) -> Option<&'static Regex> {
     static COMPILED: [OnceLock<Option<Regex>>; SHAPES.len()] = [const { OnceLock::new() }; SHAPES.len()];
     COMPILED[i].get_or_init(|| Regex::new(SHAPES[i].1).ok()).as_ref()
@@ -108,6 +111,14 @@ pub fn redact(text: &str) -> Redacted {
         }
         let Some(re) = shape(i) else { continue };
         for caps in re.captures_iter(text) {
+            // `Failed to refresh token: 403 Forbidden`: an unquoted value of
+            // three digits or fewer is a status or a count, never a secret,
+            // and the evidence needs its status.
+            if i == KEY_VALUE
+                && caps.get(3).is_some_and(|v| v.len() <= 3 && v.as_str().bytes().all(|b| b.is_ascii_digit()))
+            {
+                continue;
+            }
             if let Some(m) = caps.iter().skip(1).flatten().next().or_else(|| caps.get(0)) {
                 spans.push((m.start(), m.end()));
             }
@@ -198,6 +209,8 @@ mod tests {
             "API Error: 529 Overloaded. This is a server-side issue",
             "OAuth token has expired. Please obtain a new token",
             "max_tokens=4096 exceeded",
+            "Failed to refresh token: 401 Unauthorized: Your refresh token has already been used",
+            "refresh token: 403 Forbidden, key: 12",
             "task-1234567890abcdefgh done",
         ] {
             assert_eq!(redact_str(text), text);

@@ -143,6 +143,30 @@ fn no_bait_line_is_an_environment_fault() {
     assert!(fired.is_empty(), "{} false positives:\n{}", fired.len(), fired.join("\n"));
 }
 
+/// `ci` reads tools, not a model, so bait is not its precision bar: in a CI
+/// log a network failure is the runner's whoever made the request, and a
+/// healthy project's test output that prints one (uv's simulated outages,
+/// a logger's `getaddrinfo ENOTFOUND`) is one there. The hand-collected
+/// bait it fires on is measured, held to a ceiling and stated in GUIDE.md:
+/// 103 of 10,996 lines on 2026-12-02, of 11,007 with the review of 3 December (90 before the sweeps of the mirrored
+/// repositories, 13 of them uv's snapshots and one npm line).
+#[test]
+fn ci_fires_on_few_hand_collected_bait_lines() {
+    let ci = compiled("ci");
+    let bait: Vec<_> = faultsift::commands::bait::lines().filter(|b| b.file != "profile-files.txt").collect();
+    let fired: Vec<_> = bait
+        .iter()
+        .filter(|b| classify(&ci, b.text.as_bytes()).env_fault)
+        .map(|b| format!("{}:{}: {}", b.file, b.line, b.text))
+        .collect();
+    eprintln!("ci: {} of {} hand-collected bait lines fire", fired.len(), bait.len());
+    crate::util::assert_doc_says(
+        "GUIDE.md",
+        &format!("{} of the {} hand-collected bait lines", fired.len(), crate::util::thousands(bait.len())),
+    );
+    assert!(fired.len() <= 103, "{} fired:\n{}", fired.len(), fired.join("\n"));
+}
+
 /// A healthy session run as a CI step: every bait line behind GitHub
 /// Actions' time stamp, and behind `gh run view --log`'s job and step, is no
 /// fault either: the matcher reads a stamped line as it is and after the

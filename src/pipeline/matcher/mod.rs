@@ -377,6 +377,13 @@ impl LiteralSet {
             return None;
         }
         let (literals, patterns): (Vec<String>, Vec<Vec<usize>>) = literals.into_iter().unzip();
+        // `patterns_in` and `literals_at_starts` compare against the folded
+        // line with `starts_with`, which holds only if the profile compiler
+        // lowered every case-insensitive literal.
+        debug_assert!(
+            !ascii_case_insensitive || literals.iter().all(|l| !l.bytes().any(|b| b.is_ascii_uppercase())),
+            "case-insensitive literals must be lowercase"
+        );
         let finder = Finder::new(&literals, ascii_case_insensitive)?;
         let each = (workload == Workload::Many)
             .then(|| literals.iter().map(|l| memchr::memmem::Finder::new(l.as_bytes()).into_owned()).collect());
