@@ -148,8 +148,10 @@ fn no_bait_line_is_an_environment_fault() {
 /// healthy project's test output that prints one (uv's simulated outages,
 /// a logger's `getaddrinfo ENOTFOUND`) is one there. The hand-collected
 /// bait it fires on is measured, held to a ceiling and stated in GUIDE.md:
-/// 103 of 10,996 lines on 2026-12-02, of 11,007 with the review of 3 December (90 before the sweeps of the mirrored
-/// repositories, 13 of them uv's snapshots and one npm line).
+/// 103 of 10,996 lines on 2026-12-02 (90 before the sweeps of the mirrored
+/// repositories, 13 of them uv's snapshots and one npm line); 128 of 11,924
+/// with the review of 3 December, whose tool results print getaddrinfo and
+/// axios failures.
 #[test]
 fn ci_fires_on_few_hand_collected_bait_lines() {
     let ci = compiled("ci");
@@ -164,7 +166,7 @@ fn ci_fires_on_few_hand_collected_bait_lines() {
         "GUIDE.md",
         &format!("{} of the {} hand-collected bait lines", fired.len(), crate::util::thousands(bait.len())),
     );
-    assert!(fired.len() <= 103, "{} fired:\n{}", fired.len(), fired.join("\n"));
+    assert!(fired.len() <= 128, "{} fired:\n{}", fired.len(), fired.join("\n"));
 }
 
 /// A healthy session run as a CI step: every bait line behind GitHub
