@@ -149,7 +149,7 @@ fn no_bait_line_is_an_environment_fault() {
 /// a logger's `getaddrinfo ENOTFOUND`) is one there. The hand-collected
 /// bait it fires on is measured, held to a ceiling and stated in GUIDE.md:
 /// 103 of 10,996 lines on 2026-12-02 (90 before the sweeps of the mirrored
-/// repositories, 13 of them uv's snapshots and one npm line); 128 of 11,924
+/// repositories, 13 of them uv's snapshots and one npm line); 128 of 11,930
 /// with the review of 3 December, whose tool results print getaddrinfo and
 /// axios failures.
 #[test]
