@@ -267,6 +267,23 @@ fn builtins(dir: &Path) -> String {
                 .collect();
             let _ = writeln!(out, "        {key}_literals: &[{}],", literals.join(", "));
         }
+        // The pane's structure: three patterns, parsed like the others.
+        let tool_output = table.get("tool_output").map(|v| {
+            let t = v.as_table().unwrap_or_else(|| panic!("{}: tool_output is a table", f.display()));
+            let get = |k: &str| -> String {
+                let p = t.get(k).and_then(|v| v.as_str()).unwrap_or_else(|| panic!("{}: tool_output.{k}", f.display()));
+                let hir = parse(p, false).unwrap_or_else(|e| panic!("{}: tool_output.{k}: {e}", f.display()));
+                assert_ne!(
+                    hir.properties().minimum_len(),
+                    Some(0),
+                    "{}: tool_output.{k} matches the empty string",
+                    f.display()
+                );
+                p.to_string()
+            };
+            format!("Some([{:?}, {:?}, {:?}, {:?}])", get("item"), get("tool"), get("result"), get("row"))
+        });
+        let _ = writeln!(out, "        tool_output: {},", tool_output.as_deref().unwrap_or("None"));
         out.push_str("    },\n");
     }
     out.push_str("];\n");

@@ -32,10 +32,12 @@ fuzz_target!(|data: &[u8]| {
         carries_model_output: file.carries_model_output.unwrap_or(false),
         origin: Origin::File(PathBuf::from("fuzz.toml")),
         rules: file.rules,
+        progress: file.progress,
         unknown_keys: file.unknown_keys,
         stall: file.stall,
         texts: Vec::new(),
         progress_records: Vec::new(),
+        tool_output: file.tool_output,
     };
     let Ok(compiled) = CompiledProfile::compile(profile, "fuzz.toml") else { return };
     let cleaned = faultsift::pipeline::clean::clean(LOG, false);

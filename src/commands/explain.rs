@@ -106,7 +106,9 @@ pub fn explain(pipeline: &Pipeline, log: &str, window: Window, color: bool, max_
             listing_cut = i % 32 == 0 && Instant::now() >= listing_deadline;
             !listing_cut
         })
-        .filter_map(|(i, l)| compiled.first_rule(cleaned.line_text(l)).map(|(r, p)| (i, r, p)))
+        // As the scan reads each line: framed rules below their framing, and
+        // no fault in a tool's output.
+        .filter_map(|(i, _)| compiled.first_rule_at(&cleaned, i, &std::cell::Cell::new(0)).map(|(r, p)| (i, r, p)))
         .collect();
     let cut_note = if listing_cut { ", listing stopped at the deadline" } else { "" };
     let _ = writeln!(out, "\n{} ({}{cut_note})", style.bold("matching lines"), hits.len());

@@ -21,6 +21,8 @@ struct Doc<'a> {
     progress: &'a [String],
     #[serde(skip_serializing_if = "Vec::is_empty")]
     progress_records: Vec<toml::Table>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_output: Option<&'a crate::profile::ToolOutput>,
     rule: Vec<RuleDoc<'a>>,
 }
 
@@ -83,6 +85,7 @@ pub fn to_toml(profile: &Profile) -> Result<String, toml::ser::Error> {
         volatile: &profile.stall.volatile,
         progress: &profile.progress,
         progress_records: profile.progress_records.iter().map(|c| conditions_table(c)).collect(),
+        tool_output: profile.tool_output.as_ref(),
         rule: profile
             .rules
             .iter()

@@ -15,7 +15,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use resolve::{BUILTIN_PREFIX, Layer, Resolver, shadow_note};
-pub use schema::{After, MAX_PATTERN_LEN, ProfileFile, Rule};
+pub use schema::{After, MAX_PATTERN_LEN, ProfileFile, Rule, ToolOutput};
 
 /// Where a profile came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,4 +97,6 @@ pub struct Profile {
     /// Records that show the agent working again (SPEC §1.5 over records):
     /// inherited first, then its own.
     pub progress_records: Vec<Vec<record::Condition>>,
+    /// The pane's structure: its own, or else inherited.
+    pub tool_output: Option<ToolOutput>,
 }

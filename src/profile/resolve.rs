@@ -344,6 +344,12 @@ fn lean(b: &builtin::Builtin, with_stall: bool) -> ProfileFile {
         } else {
             super::StallPatterns::default()
         },
+        tool_output: b.tool_output.map(|[item, tool, result, row]| super::ToolOutput {
+            item: item.to_string(),
+            tool: tool.to_string(),
+            result: result.to_string(),
+            row: row.to_string(),
+        }),
     }
 }
 
@@ -363,6 +369,7 @@ fn screen_only(b: &builtin::Builtin) -> ProfileFile {
             busy: b.busy.iter().map(|p| (*p).to_string()).collect(),
             volatile: b.volatile.iter().map(|p| (*p).to_string()).collect(),
         },
+        tool_output: None,
     }
 }
 
@@ -378,6 +385,7 @@ fn standalone(file: ProfileFile, origin: Origin, text: Option<(String, String)>)
         stall: file.stall,
         texts: text.into_iter().collect(),
         progress_records: file.progress_records,
+        tool_output: file.tool_output,
     }
 }
 
@@ -429,6 +437,7 @@ fn merge(
         stall,
         texts,
         progress_records,
+        tool_output: file.tool_output.or(base.tool_output),
     })
 }
 

@@ -34,6 +34,30 @@ pub struct After {
     pub within: usize,
 }
 
+/// How far above a hit the search for its pane item goes: a tool's output
+/// longer than this is read as it is.
+pub const MAX_TOOL_OUTPUT_REACH: usize = 200;
+
+/// The pane's structure (an extension of SPEC §4): which lines start an item
+/// of the pane, which items are a tool's call, which hang below the item
+/// above as its result, and which lines continue an item (its rows). A fault
+/// rule's match on a tool's own output (the call's line, or the first result
+/// item below the call, or a row under either) is the program under work
+/// speaking, not the agent: it is not a hit.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolOutput {
+    /// A line that starts an item (a message, a tool call, a result).
+    pub item: String,
+    /// An item that is a tool's call.
+    pub tool: String,
+    /// An item that hangs below the item above it as its result.
+    pub result: String,
+    /// A line that continues the item above it (a tool output's indented
+    /// rows; a blank line always does); any other line ends the item.
+    pub row: String,
+}
+
 /// One rule, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
@@ -126,6 +150,8 @@ pub struct ProfileFile {
     pub progress_records: Vec<Vec<Condition>>,
     /// `busy` and `volatile`, validated (compiled only by `stall`).
     pub stall: super::StallPatterns,
+    /// `tool_output`: the pane's structure, when the profile reads one.
+    pub tool_output: Option<ToolOutput>,
 }
 
 #[derive(Deserialize)]
@@ -148,6 +174,7 @@ struct RawProfile {
     busy: Vec<String>,
     #[serde(default)]
     volatile: Vec<String>,
+    tool_output: Option<ToolOutput>,
     #[serde(flatten)]
     other: BTreeMap<String, toml::Value>,
 }
@@ -265,6 +292,12 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
         }
     }
 
+    if let Some(t) = &raw.tool_output {
+        for (key, pattern) in [("item", &t.item), ("tool", &t.tool), ("result", &t.result), ("row", &t.row)] {
+            check_pattern(pattern, false).map_err(|c| rule_err(format!("tool_output.{key}"), c))?;
+        }
+    }
+
     Ok(ProfileFile {
         name,
         description: raw.description,
@@ -276,6 +309,7 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
         unknown_keys: raw.other.into_keys().collect(),
         progress_records,
         stall: super::StallPatterns { busy: raw.busy, volatile: raw.volatile },
+        tool_output: raw.tool_output,
     })
 }
 
@@ -461,6 +495,21 @@ pre = "echo hi"
     fn toml_error_has_line_and_column() {
         let e = parse_str("name = \"x\"\n[[rule]\nid = 1\n").unwrap_err();
         assert!(e.starts_with("t.toml:2:"), "{e}");
+    }
+
+    #[test]
+    fn tool_output_is_read_and_checked() {
+        let f = parse(
+            "t.toml",
+            "t",
+            "tool_output = { item = '^[●⎿]', tool = '^● Bash\\(', result = '^ *⎿', row = '^ {4}' }\n",
+        )
+        .unwrap();
+        assert_eq!(f.tool_output.map(|t| t.tool), Some("^● Bash\\(".to_string()));
+        let e = parse_str("tool_output = { item = '^x', tool = '(?=y)', result = '^z', row = '^ ' }\n").unwrap_err();
+        assert!(e.starts_with("t.toml: rule `tool_output.tool`: ") && e.contains("look-around"), "{e}");
+        let e = parse_str("tool_output = { item = '^x', tool = '^y', row = '^ ' }\n").unwrap_err();
+        assert!(e.contains("result"), "{e}");
     }
 
     #[test]

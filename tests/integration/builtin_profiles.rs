@@ -799,3 +799,61 @@ fn caught_train_lines_survive_the_next_release_s_variations() {
         );
     }
 }
+
+/// Healthy lines shaped like Claude Code's or Codex's own error line, which
+/// the line alone cannot tell from the agent's (testdata/tool-output): as a
+/// tool's output, the first result under its call or a row of that result,
+/// they are no fault, because the profile reads the pane's items
+/// (`tool_output`). Alone, each fires under one of the two profiles: the
+/// structure, not the rules, is what keeps them out.
+#[test]
+fn a_tool_s_output_is_not_the_agent_s_error() {
+    let text = std::fs::read_to_string(testdata("tool-output/healthy-lines.txt")).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).collect();
+    assert!(lines.len() >= 200, "{} lines", lines.len());
+    let panes = [("claude", "● Bash(./run-checks.sh)", "  ⎿  "), ("codex", "• Ran ./run-checks.sh", "  └ ")];
+    let profiles: Vec<_> = panes.iter().map(|(name, ..)| compiled(name)).collect();
+    let mut fired = Vec::new();
+    for line in &lines {
+        let body = line.trim_start();
+        let alone = profiles.iter().any(|p| classify(p, format!("{line}\n").as_bytes()).env_fault);
+        assert!(alone, "fires under neither profile alone: {line}");
+        for (p, (name, call, result)) in profiles.iter().zip(panes) {
+            for log in [format!("{call}\n{result}{body}\n"), format!("{call}\n{result}checking\n     {body}\n")] {
+                if classify(p, log.as_bytes()).env_fault {
+                    fired.push(format!("{name}: {log:?}"));
+                }
+            }
+        }
+    }
+    assert!(fired.is_empty(), "{} fired:\n{}", fired.len(), fired.join("\n"));
+}
+
+/// The agent's own errors around a tool's output stay faults: a new item
+/// after the output, a later result under the same call (where a retry
+/// notice hangs), and the error below the prompt.
+#[test]
+fn the_agent_s_errors_around_a_tool_s_output_stay_faults() {
+    let cases = [
+        (
+            "claude",
+            "● Bash(npm test)\n  ⎿  ok\n● API Error: 529 Overloaded. This is a server-side issue, usually temporary\n",
+        ),
+        (
+            "claude",
+            "● Bash(npm test)\n  ⎿  ok\n  ⎿  API Error (Request timed out.) · Retrying in 1 seconds… (attempt 1/10)\n",
+        ),
+        ("claude", "● Bash(npm test)\n  ⎿  ok\n❯ go on\n  ⎿  Invalid API key · Fix external API key\n"),
+        // A line that is neither an item nor a row of the tool's output.
+        ("claude", "● Bash(npm test)\n  ⎿  ok\nUnable to connect to API (ECONNRESET)\n"),
+        ("claude", "● Bash(npm test)\n  ⎿  ok\n  You've hit your limit · resets 2pm (America/New_York)\n"),
+        (
+            "codex",
+            "• Ran cargo test\n  └ ok\n■ unexpected status 503 Service Unavailable: upstream, url: https://api.openai.com/v1/responses\n",
+        ),
+    ];
+    for (name, log) in cases {
+        let v = classify(&compiled(name), log.as_bytes());
+        assert!(v.env_fault, "{name}: {log:?} -> {:?}", v.action);
+    }
+}

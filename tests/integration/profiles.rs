@@ -163,7 +163,10 @@ fn a_fault_followed_by_progress_is_recovered_and_charged() {
 
 #[test]
 fn a_fault_followed_only_by_chrome_is_still_the_fault() {
-    let log = format!("⏺ Bash(cargo test)\n{FAULT}> \n  ? for shortcuts\n");
+    // The tool's result comes first: the first result below a call is the
+    // tool's own output (`tool_output`), and Claude Code hangs its retry
+    // notice as a later one.
+    let log = format!("⏺ Bash(cargo test)\n  ⎿  test result: ok. 39 passed\n{FAULT}> \n  ? for shortcuts\n");
     let t = Test::new().file("p/claude.toml", WITH_PROGRESS);
     let v = t.args(["classify", "--profile", "p/claude.toml", "--status", "timeout"]).stdin(log.as_str()).verdict();
     assert_eq!((v.action, v.recovered), (Action::Pause, false));

@@ -100,6 +100,8 @@ pub struct CompiledProfile {
     always: Vec<usize>,
     /// Per rule, its `after` framing, if it has one.
     framings: Vec<Option<Framing>>,
+    /// The pane's structure, when the profile reads one.
+    tool_output: Option<ToolCheck>,
     /// The profile's progress patterns, prepared on first need.
     progress: OnceLock<Option<Progress>>,
     /// Every progress pattern is a built-in one (checked when faultsift was
@@ -210,6 +212,89 @@ impl Framing {
             searched.set(searched.get() + text.len());
             stamp::readings(text).into_iter().flatten().any(|t| re.is_match(t))
         })
+    }
+}
+
+/// The profile's `tool_output`, its regexes compiled on first need (at a
+/// fault's hit: a healthy log compiles none).
+#[derive(Debug)]
+struct ToolCheck {
+    patterns: [String; 4],
+    /// A built-in profile's patterns (checked when faultsift was built) run
+    /// on `regex-lite`, which compiles them in microseconds; a file's on
+    /// `regex`, within its limits.
+    builtin: bool,
+    regexes: OnceLock<Option<[ToolRegex; 4]>>,
+}
+
+/// One `tool_output` pattern, on the engine [`ToolCheck`] chose.
+#[derive(Debug)]
+enum ToolRegex {
+    Full(Regex),
+    Lite(regex_lite::Regex),
+}
+
+impl ToolRegex {
+    fn new(pattern: &str, builtin: bool) -> Option<Self> {
+        if builtin {
+            regex_lite::Regex::new(pattern).ok().map(ToolRegex::Lite)
+        } else {
+            build_regex(pattern).ok().map(ToolRegex::Full)
+        }
+    }
+
+    fn is_match(&self, text: &str) -> bool {
+        match self {
+            ToolRegex::Full(r) => r.is_match(text),
+            ToolRegex::Lite(r) => r.is_match(text),
+        }
+    }
+}
+
+impl ToolCheck {
+    /// Whether line `line` of `cleaned` is a tool's own output: the line, or
+    /// the item its rows continue, is a tool's call or the first result below
+    /// a call. A later result under the same call is the agent's own (a retry
+    /// notice hangs there too), and a line that neither starts an item nor is
+    /// a row (a blank line is one) breaks the chain (the agent's own line, or a row a pane cut).
+    /// Adds the bytes searched to `searched`.
+    fn is_tool_output(&self, cleaned: &Cleaned, line: usize, searched: &Cell<usize>) -> bool {
+        let Some([item, tool, result, row]) = self.regexes.get_or_init(|| {
+            let [a, b, c, d] = &self.patterns;
+            let new = |p: &str| ToolRegex::new(p, self.builtin);
+            Some([new(a)?, new(b)?, new(c)?, new(d)?])
+        }) else {
+            return false;
+        };
+        let text = |i: usize| {
+            let t = cleaned.line_text(&cleaned.lines[i]);
+            searched.set(searched.get() + t.len());
+            t
+        };
+        // The item this line belongs to: itself, or the nearest one above
+        // reached through rows only.
+        let low = line.saturating_sub(crate::profile::schema::MAX_TOOL_OUTPUT_REACH);
+        let mut at = line;
+        loop {
+            let t = text(at);
+            if item.is_match(t) {
+                break;
+            }
+            if t.trim().is_empty() || row.is_match(t) {
+                if at == low {
+                    return false;
+                }
+                at -= 1;
+                continue;
+            }
+            return false;
+        }
+        let head = cleaned.line_text(&cleaned.lines[at]);
+        if tool.is_match(head) {
+            return true;
+        }
+        // A result: the first below a call when the item above it is the call.
+        result.is_match(head) && (low..at).rev().map(&text).find(|t| item.is_match(t)).is_some_and(|t| tool.is_match(t))
     }
 }
 
@@ -721,6 +806,13 @@ impl CompiledProfile {
                 })
             })
             .collect();
+        let tool_output = profile.tool_output.as_ref().map(|t| ToolCheck {
+            patterns: [t.item.clone(), t.tool.clone(), t.result.clone(), t.row.clone()],
+            builtin: crate::profile::builtin::BUILTINS
+                .iter()
+                .any(|b| b.tool_output == Some([t.item.as_str(), t.tool.as_str(), t.result.as_str(), t.row.as_str()])),
+            regexes: OnceLock::new(),
+        });
         let builtin_progress = profile
             .progress
             .iter()
@@ -756,6 +848,7 @@ impl CompiledProfile {
             literal_sets: OnceLock::new(),
             always,
             framings,
+            tool_output,
             progress,
             builtin_progress,
             rule_patterns,
@@ -846,24 +939,38 @@ impl CompiledProfile {
     /// patterns that matched.
     /// A rule with an `after` framing never matches a line on its own.
     pub fn first_rule(&self, line: &str) -> Option<(usize, usize)> {
-        self.first_rule_framed(line, |_| false)
+        self.first_rule_framed(line, |_| false, |_| true)
     }
 
     /// The first rule matching line `line` of `cleaned`, with the first of its
     /// patterns that matched; a rule with `after` only when its framing is in
     /// reach above. Adds the bytes its framings searched to `searched`.
+    /// A fault rule does not match a tool's own output (`tool_output`).
     pub fn first_rule_at(&self, cleaned: &Cleaned, line: usize, searched: &Cell<usize>) -> Option<(usize, usize)> {
         let text = cleaned.line_text(&cleaned.lines[line]);
-        self.first_rule_framed(text, |f| f.frames(cleaned, line, searched))
+        let tool = std::cell::OnceCell::new();
+        let agent_s = |rule: usize| {
+            !self.profile.rules[rule].action.is_env_fault()
+                || !*tool.get_or_init(|| {
+                    self.tool_output.as_ref().is_some_and(|t| t.is_tool_output(cleaned, line, searched))
+                })
+        };
+        self.first_rule_framed(text, |f| f.frames(cleaned, line, searched), agent_s)
     }
 
-    fn first_rule_framed(&self, line: &str, framed: impl Fn(&Framing) -> bool) -> Option<(usize, usize)> {
+    fn first_rule_framed(
+        &self,
+        line: &str,
+        framed: impl Fn(&Framing) -> bool,
+        allowed: impl Fn(usize) -> bool,
+    ) -> Option<(usize, usize)> {
         // Patterns are numbered in rule order, so the lowest matching pattern
-        // belongs to the first matching rule. The framing is searched last:
-        // it reads lines above.
+        // belongs to the first matching rule. The framing and the pane's
+        // structure are searched last: they read lines above.
         let readings = stamp::readings(line);
         let p = self.line_candidates(line).into_iter().find(|&p| {
-            self.is_match(p, &readings) && self.framings[self.pattern_rule[p]].as_ref().is_none_or(&framed)
+            let rule = self.pattern_rule[p];
+            self.is_match(p, &readings) && self.framings[rule].as_ref().is_none_or(&framed) && allowed(rule)
         })?;
         Some((self.pattern_rule[p], p))
     }
@@ -1308,6 +1415,7 @@ mod tests {
             stall: Default::default(),
             texts: Vec::new(),
             progress_records: Vec::new(),
+            tool_output: f.tool_output,
         };
         CompiledProfile::compile(p, "t.toml")
     }
