@@ -57,6 +57,27 @@ fn parse(pattern: &str, case_insensitive: bool) -> Result<regex_syntax::hir::Hir
         .map_err(|e| e.to_string())
 }
 
+/// `pattern` parsed, panicking with `what` named when it does not parse or
+/// matches the empty string (as a profile file's are rejected at load).
+fn checked(f: &Path, what: &str, pattern: &str, case_insensitive: bool) -> regex_syntax::hir::Hir {
+    let hir = parse(pattern, case_insensitive).unwrap_or_else(|e| panic!("{}: {what}: {e}", f.display()));
+    assert_ne!(
+        hir.properties().minimum_len(),
+        Some(0),
+        "{}: {what}: {pattern:?} matches the empty string",
+        f.display()
+    );
+    hir
+}
+
+/// The Rust expression of a pattern's `Option<LiteForm>`.
+fn lite_form(hir: &regex_syntax::hir::Hir) -> String {
+    match lite::form(hir) {
+        Some(f) => format!("Some(LiteForm {{ pattern: {:?}, ascii_words: {} }})", f.pattern, f.ascii_words),
+        None => "None".to_string(),
+    }
+}
+
 fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
 }
@@ -157,21 +178,12 @@ fn builtins(dir: &Path) -> String {
                 "            LeanRule {{ id: {id:?}, kind: {kind:?}, action: Action::{variant}, case_insensitive: {ci}, patterns: &["
             );
             for p in &patterns {
-                let hir = parse(p, ci).unwrap_or_else(|e| panic!("{}: rule {id}: {e}", f.display()));
-                assert_ne!(
-                    hir.properties().minimum_len(),
-                    Some(0),
-                    "{}: rule {id}: matches the empty string",
-                    f.display()
-                );
+                let hir = checked(&f, &format!("rule {id}"), p, ci);
                 let literals = match literal::required(&hir, ci) {
                     Some(l) => format!("Some(&{l:?})"),
                     None => "None".to_string(),
                 };
-                let lite = match lite::form(&hir) {
-                    Some(f) => format!("Some(LiteForm {{ pattern: {:?}, ascii_words: {} }})", f.pattern, f.ascii_words),
-                    None => "None".to_string(),
-                };
+                let lite = lite_form(&hir);
                 let also: Vec<String> =
                     literal::also_required(&hir, ci).iter().map(|set| format!("&{set:?}")).collect();
                 let _ = write!(
@@ -241,17 +253,7 @@ fn builtins(dir: &Path) -> String {
                 .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
                 .unwrap_or_default();
             for p in &patterns {
-                let hir = regex_syntax::ParserBuilder::new()
-                    .nest_limit(64)
-                    .build()
-                    .parse(p)
-                    .unwrap_or_else(|e| panic!("{}: {key}: {e}", f.display()));
-                assert_ne!(
-                    hir.properties().minimum_len(),
-                    Some(0),
-                    "{}: {key}: {p:?} matches the empty string",
-                    f.display()
-                );
+                checked(&f, key, p, false);
             }
             let _ = writeln!(out, "        {key}: &{patterns:?},");
             // What `stall` looks each pattern up by (see literal::screen).
@@ -267,21 +269,18 @@ fn builtins(dir: &Path) -> String {
                 .collect();
             let _ = writeln!(out, "        {key}_literals: &[{}],", literals.join(", "));
         }
-        // The pane's structure: three patterns, parsed like the others.
+        // The pane's structure: each pattern with its `regex-lite` form.
         let tool_output = table.get("tool_output").map(|v| {
             let t = v.as_table().unwrap_or_else(|| panic!("{}: tool_output is a table", f.display()));
-            let get = |k: &str| -> String {
-                let p = t.get(k).and_then(|v| v.as_str()).unwrap_or_else(|| panic!("{}: tool_output.{k}", f.display()));
-                let hir = parse(p, false).unwrap_or_else(|e| panic!("{}: tool_output.{k}: {e}", f.display()));
-                assert_ne!(
-                    hir.properties().minimum_len(),
-                    Some(0),
-                    "{}: tool_output.{k} matches the empty string",
-                    f.display()
-                );
-                p.to_string()
-            };
-            format!("Some([{:?}, {:?}, {:?}, {:?}])", get("item"), get("tool"), get("result"), get("row"))
+            let entries: Vec<String> = ["item", "tool", "result", "row"]
+                .iter()
+                .map(|k| {
+                    let what = format!("tool_output.{k}");
+                    let p = t.get(*k).and_then(|v| v.as_str()).unwrap_or_else(|| panic!("{}: {what}", f.display()));
+                    format!("({p:?}, {})", lite_form(&checked(&f, &what, p, false)))
+                })
+                .collect();
+            format!("Some([{}])", entries.join(", "))
         });
         let _ = writeln!(out, "        tool_output: {},", tool_output.as_deref().unwrap_or("None"));
         out.push_str("    },\n");

@@ -36,8 +36,9 @@ pub struct Builtin {
     pub busy_literals: &'static [Option<&'static [&'static str]>],
     /// Per `volatile` pattern, the same.
     pub volatile_literals: &'static [Option<&'static [&'static str]>],
-    /// `tool_output`'s `item`, `tool`, `result` and `row` patterns, when set.
-    pub tool_output: Option<[&'static str; 4]>,
+    /// `tool_output`'s `item`, `tool`, `result` and `row` patterns, when
+    /// set, each with its form for `regex-lite`.
+    pub tool_output: Option<[(&'static str, Option<LiteForm>); 4]>,
 }
 
 /// A built-in rule as matching needs it (no examples, no prose).

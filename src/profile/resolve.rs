@@ -345,10 +345,11 @@ fn lean(b: &builtin::Builtin, with_stall: bool) -> ProfileFile {
             super::StallPatterns::default()
         },
         tool_output: b.tool_output.map(|[item, tool, result, row]| super::ToolOutput {
-            item: item.to_string(),
-            tool: tool.to_string(),
-            result: result.to_string(),
-            row: row.to_string(),
+            item: item.0.to_string(),
+            tool: tool.0.to_string(),
+            result: result.0.to_string(),
+            row: row.0.to_string(),
+            lite: [item.1, tool.1, result.1, row.1],
         }),
     }
 }

@@ -56,6 +56,10 @@ pub struct ToolOutput {
     /// A line that continues the item above it (a tool output's indented
     /// rows; a blank line always does); any other line ends the item.
     pub row: String,
+    /// Built-in patterns only: each one's form for `regex-lite` (item, tool,
+    /// result, row), worked out when faultsift was built.
+    #[serde(skip)]
+    pub lite: [Option<super::builtin::LiteForm>; 4],
 }
 
 /// One rule, validated.

@@ -220,35 +220,10 @@ impl Framing {
 #[derive(Debug)]
 struct ToolCheck {
     patterns: [String; 4],
-    /// A built-in profile's patterns (checked when faultsift was built) run
-    /// on `regex-lite`, which compiles them in microseconds; a file's on
-    /// `regex`, within its limits.
-    builtin: bool,
-    regexes: OnceLock<Option<[ToolRegex; 4]>>,
-}
-
-/// One `tool_output` pattern, on the engine [`ToolCheck`] chose.
-#[derive(Debug)]
-enum ToolRegex {
-    Full(Regex),
-    Lite(regex_lite::Regex),
-}
-
-impl ToolRegex {
-    fn new(pattern: &str, builtin: bool) -> Option<Self> {
-        if builtin {
-            regex_lite::Regex::new(pattern).ok().map(ToolRegex::Lite)
-        } else {
-            build_regex(pattern).ok().map(ToolRegex::Full)
-        }
-    }
-
-    fn is_match(&self, text: &str) -> bool {
-        match self {
-            ToolRegex::Full(r) => r.is_match(text),
-            ToolRegex::Lite(r) => r.is_match(text),
-        }
-    }
+    /// A built-in profile's forms for `regex-lite`, which compiles them in
+    /// microseconds; a file's patterns run on `regex`, within its limits.
+    lite: [Option<LiteForm>; 4],
+    regexes: OnceLock<Option<[Engine; 4]>>,
 }
 
 impl ToolCheck {
@@ -256,13 +231,13 @@ impl ToolCheck {
     /// the item its rows continue, is a tool's call or the first result below
     /// a call. A later result under the same call is the agent's own (a retry
     /// notice hangs there too), and a line that neither starts an item nor is
-    /// a row (a blank line is one) breaks the chain (the agent's own line, or a row a pane cut).
+    /// a row (a blank line is one) breaks the chain (the agent's own line,
+    /// or a row a pane cut).
     /// Adds the bytes searched to `searched`.
     fn is_tool_output(&self, cleaned: &Cleaned, line: usize, searched: &Cell<usize>) -> bool {
         let Some([item, tool, result, row]) = self.regexes.get_or_init(|| {
-            let [a, b, c, d] = &self.patterns;
-            let new = |p: &str| ToolRegex::new(p, self.builtin);
-            Some([new(a)?, new(b)?, new(c)?, new(d)?])
+            let new = |i: usize| Engine::compile(&self.patterns[i], self.lite[i].filter(|l| !l.ascii_words));
+            Some([new(0)?, new(1)?, new(2)?, new(3)?])
         }) else {
             return false;
         };
@@ -806,11 +781,11 @@ impl CompiledProfile {
                 })
             })
             .collect();
+        // A lite form with ASCII word boundaries stands for the pattern only
+        // on some lines: such a pattern runs on `regex`.
         let tool_output = profile.tool_output.as_ref().map(|t| ToolCheck {
             patterns: [t.item.clone(), t.tool.clone(), t.result.clone(), t.row.clone()],
-            builtin: crate::profile::builtin::BUILTINS
-                .iter()
-                .any(|b| b.tool_output == Some([t.item.as_str(), t.tool.as_str(), t.result.as_str(), t.row.as_str()])),
+            lite: t.lite,
             regexes: OnceLock::new(),
         });
         let builtin_progress = profile
