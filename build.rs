@@ -276,8 +276,17 @@ fn builtins(dir: &Path) -> String {
                 .iter()
                 .map(|k| {
                     let what = format!("tool_output.{k}");
-                    let p = t.get(*k).and_then(|v| v.as_str()).unwrap_or_else(|| panic!("{}: {what}", f.display()));
-                    format!("({p:?}, {})", lite_form(&checked(&f, &what, p, false)))
+                    let Some(p) = t.get(*k).and_then(|v| v.as_str()) else {
+                        assert_eq!(*k, "result", "{}: {what} is missing", f.display());
+                        return "None".to_string();
+                    };
+                    // `item` alone may take blank lines (schema.rs says why).
+                    let hir = if *k == "item" {
+                        parse(p, false).unwrap_or_else(|e| panic!("{}: {what}: {e}", f.display()))
+                    } else {
+                        checked(&f, &what, p, false)
+                    };
+                    format!("Some(({p:?}, {}))", lite_form(&hir))
                 })
                 .collect();
             format!("Some([{}])", entries.join(", "))

@@ -48,7 +48,10 @@ DEFAULT_SCENARIOS = ["healthy", "overloaded", "rate-limit", "auth", "server-erro
 EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidden", "gateway-timeout", "tls",
                    "too-long", "not-found", "payment", "flaky", "unreachable", "closed", "rate-limit-long",
                    "stream-overloaded", "cdn-timeout", "empty-503", "blocked",
-                   "maintenance", "no-upstream", "upstream-reset", "stall", "cdn-rate-limit")
+                   "maintenance", "no-upstream", "upstream-reset", "stall", "cdn-rate-limit", "tool")
+# no fault at all: the answer (HEALTHY_RE) is what a run waits for, and no
+# file is `visible` (in `tool` the tools' own output looks like fault text on purpose)
+NO_FAULT = ("healthy", "tool")
 # every scenario, in the order of the results table's columns; those with a
 # provider are fake_provider.SCENARIOS (a test holds the two together)
 SCENARIOS = [*DEFAULT_SCENARIOS, *EXTRA_SCENARIOS]
@@ -61,9 +64,24 @@ DNS_HOST = "llm-provider.invalid"
 UNREACHABLE_HOST = "10.255.255.1"
 HANG_MARKS = (10, 30, 60, 90)
 CAP_S = 90
+# scenarios whose runs need longer than CAP_S unless --cap says otherwise (`tool`: three turns
+# and two commands; opencode took 74 s for one healthy turn)
+SCENARIO_CAP_S = {"tool": 240}
 CAP = int(os.environ.get("FAULTSIFT_HARNESS_CAP", CAP_S))  # --cap sets it for the inner process
 WIDTH_COLS = 120
 WIDTH = int(os.environ.get("FAULTSIFT_HARNESS_WIDTH", WIDTH_COLS))  # --width sets it for the inner process
+HEIGHT_ROWS = 40
+# taller panes: `tool` has three turns and two tool blocks, and a full-screen TUI
+# (opencode) keeps no scrollback, so its pane holds only what fits on the screen
+SCENARIO_ROWS = {"tool": 60}
+# `tool`: the key that shows the tools' output in full (Claude Code's transcript
+# view, Gemini CLI's and Qwen Code's Ctrl+O, Copilot CLI's "toggle all
+# timeline"), pressed after the run; the screen then is `tool.pane-expanded`.
+# Not Codex's Ctrl+T: it opens a full-screen transcript overlay with a layout
+# of its own (`$ cmd`, the output at the left edge, no glyph), a screen a person
+# opens and no capture of the session's main view shows; faultsift does not
+# read it as a tool's output (GUIDE, "Known limits").
+EXPAND_KEYS = {"claude": "C-o", "gemini": "C-o", "qwen": "C-o", "copilot": "C-o"}
 PROMPT = "Reply with one short sentence: what is 2+2?"
 
 # What an orchestrator should do, and the kind, per scenario (README explains).
@@ -114,6 +132,9 @@ EXPECT = {
     "stall": ("retry", "timeout"),
     # a CDN in front of the provider rate-limits the client (Cloudflare's 1015)
     "cdn-rate-limit": ("retry", "rate_limit"),
+    # the agent ran two shell commands whose output looks like fault text, the second
+    # failed (exit 1), then it answered: nothing failed in the environment
+    "tool": ("charge", "none"),
 }
 
 # Text that shows the fault reached the output (used for `visible`, and to stop
@@ -461,6 +482,37 @@ def setup_openhands(home: Path, work: Path, base: str) -> dict:
     }
 
 
+def allow_tools(cli: str, home: Path, work: Path) -> list[str]:
+    """`tool`: let the CLI run its shell tool without asking (the setup has
+    written its config already); the options to add after the program's name."""
+    if cli == "claude":
+        # `--dangerously-skip-permissions` refuses to run as root; an allow rule does
+        # not. The default mode, as "auto" (2.1.3xx's own default) sets such rules
+        # aside and asks its server-side classifier, which the fake provider is not.
+        path = home / ".claude" / "settings.json"
+        settings = json.loads(path.read_text())
+        settings["permissions"] = {"defaultMode": "default", "allow": ["Bash"]}
+        path.write_text(json.dumps(settings))
+        # and no "Make auto mode your default permission mode?" dialog after the turn
+        path = home / ".claude.json"
+        path.write_text(json.dumps(dict(json.loads(path.read_text()), hasSeenAutoDefaultNudge=True)))
+    elif cli == "codex":
+        # approval_policy is `never` already; no sandbox either, so that what the
+        # command prints is its own output, not a sandbox's refusal
+        path = home / ".codex" / "config.toml"
+        path.write_text(path.read_text().replace('sandbox_mode = "read-only"', 'sandbox_mode = "danger-full-access"'))
+    elif cli in ("gemini", "qwen"):
+        return ["--yolo"]
+    elif cli == "opencode":
+        path = home / ".config" / "opencode" / "opencode.json"
+        cfg = json.loads(path.read_text())
+        cfg["permission"] = {"bash": "allow", "edit": "allow", "external_directory": "allow"}
+        path.write_text(json.dumps(cfg, indent=1))
+    elif cli == "copilot":
+        return ["--allow-all-tools"]
+    return []
+
+
 # Headless variants run for the log file the CLI writes under HOME, kept as
 # `{scenario}.{variant}.log`: Claude Code's debug log, Copilot CLI's process log.
 LOG_VARIANTS = {
@@ -730,6 +782,20 @@ def capture(sock: str, join: bool = True) -> str:
     return tmux(sock, "capture-pane", *opts, "-S", "-", "-t", "h:0.0", capture=True, check=False)
 
 
+def run_cap(scenario: str) -> int:
+    """The run's time cap: --cap when given, else the scenario's own or CAP_S."""
+    if "FAULTSIFT_HARNESS_CAP" in os.environ:
+        return CAP
+    return SCENARIO_CAP_S.get(scenario, CAP)
+
+
+def cli_argv(cli: str, argv_t: list[str], spec: dict, home: Path, work: Path, scenario: str) -> list[str]:
+    """The command line of a run; in `tool` with what lets the CLI run its shell tool."""
+    extra = allow_tools(cli, home, work) if scenario == "tool" else []
+    argv = [a.replace("{bin}", str(cli_bin(spec))) for a in argv_t]
+    return argv[:1] + extra + argv[1:]
+
+
 def run_tui(cli, spec, scenario, root, out, versions, log):
     setup, tui_argv, _, _ = CLIS[cli]
     home, work = root / "home", make_workdir(root)
@@ -737,7 +803,7 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
     base = f"{prov.scheme}://{prov.host}:{prov.port}"
     env = base_env(home, versions)
     env.update(setup(home, work, base))
-    argv = [a.replace("{bin}", str(cli_bin(spec))) for a in tui_argv]
+    argv = cli_argv(cli, tui_argv, spec, home, work, scenario)
     sock = f"faultsift-{os.getpid()}-{cli}-{scenario}"
     raw = out / f"{scenario}.raw"
     envfile = root / "env.sh"
@@ -748,17 +814,17 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
     t0 = time.time()
     # tmux itself is started through the guard: the server it forks runs the CLI.
     p = launch_guard(["tmux", "-L", sock, "-f", "/dev/null", "new-session", "-d", "-s", "h", "-x", str(WIDTH),
-                      "-y", "40", "sh", str(script)],
+                      "-y", str(SCENARIO_ROWS.get(scenario, HEIGHT_ROWS)), "sh", str(script)],
                      env={"PATH": env["PATH"], "TERM": "xterm-256color", "HOME": str(home), "LANG": "C.UTF-8"})
     p.wait()
     tmux(sock, "set-option", "-g", "history-limit", "5000", check=False)
     tmux(sock, "set-option", "-g", "remain-on-exit", "on", check=False)
     tmux(sock, "pipe-pane", "-o", "-t", "h:0.0", f"cat >> {shq(str(raw))}")
     fault = re.compile(FAULT_RE.get(scenario, HEALTHY_RE))
-    done_re = re.compile(HEALTHY_RE) if scenario in ("healthy", "flaky") else fault
+    done_re = re.compile(HEALTHY_RE) if scenario in (*NO_FAULT, "flaky") else fault
     last, static_since, seen_at = None, time.time(), None
     marks = list(HANG_MARKS) if scenario == "hang" else []
-    cap = CAP
+    cap = run_cap(scenario)
     while True:
         time.sleep(1)
         el = time.time() - t0
@@ -791,6 +857,10 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
     final = capture(sock)
     (out / f"{scenario}.pane").write_text(final)
     (out / f"{scenario}.pane-nj").write_text(capture(sock, join=False))  # the timed hang captures keep -J only
+    if scenario == "tool" and cli in EXPAND_KEYS and not note.get("exited"):
+        tmux(sock, "send-keys", "-t", "h:0.0", EXPAND_KEYS[cli], check=False)
+        time.sleep(3)
+        (out / f"{scenario}.pane-expanded").write_text(capture(sock))
     tmux(sock, "kill-server", check=False)
     left = reap(root)
     if left:
@@ -799,6 +869,8 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
     note["fault_seen_s"] = None if seen_at is None else round(seen_at)
     collect_transcripts(cli, home, out, scenario, "tui")
     note["requests"] = summarize_requests(prov.requests())
+    if scenario == "tool":
+        note["tool_steps"] = tool_steps(prov.requests())
     prov.stop()
     return note
 
@@ -842,10 +914,10 @@ def run_headless(cli, spec, scenario, root, out, versions, variant, argv_t, form
     env = base_env(home, versions)
     env.update(setup(home, work, base))
     env["TERM"] = "dumb"
-    argv = [a.replace("{bin}", str(cli_bin(spec))) for a in argv_t]
+    argv = cli_argv(cli, argv_t, spec, home, work, scenario)
     so = out / f"{scenario}.{variant}.{form}"
     se = out / f"{scenario}.{variant}.stderr"
-    cap = min(60, CAP) if scenario == "hang" else CAP
+    cap = min(60, CAP) if scenario == "hang" else run_cap(scenario)
     t0 = time.time()
     with open(so, "wb") as fo, open(se, "wb") as fe:
         p = launch_guard(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
@@ -877,6 +949,8 @@ def run_headless(cli, spec, scenario, root, out, versions, variant, argv_t, form
     else:
         collect_transcripts(cli, home, out, scenario, variant)
     note["requests"] = summarize_requests(prov.requests())
+    if scenario == "tool":
+        note["tool_steps"] = tool_steps(prov.requests())
     prov.stop()
     return note
 
@@ -904,6 +978,20 @@ def summarize_requests(reqs: list[dict]) -> str:
         key = f"{r['method']} {r['path'].split('?')[0]} {r.get('status')}"
         counts[key] = counts.get(key, 0) + 1
     return "; ".join(f"{k} x{v}" for k, v in counts.items())
+
+
+def tool_steps(reqs: list[dict]) -> str:
+    """`tool`: what the provider answered each generation request, in order
+    (`call 1: Bash(command, description)`, …, `answer after 2 tool result(s)`),
+    without the list of the request's tools."""
+    steps = []
+    for r in reqs:
+        note = r.get("note") or ""
+        if note.startswith("tool: "):
+            step = note[len("tool: "):].split(" (tools: ")[0]
+            m = re.match(r"(\d+) tool result\(s\), answer", step)
+            steps.append(f"answer after {m.group(1)} tool result(s)" if m else step)
+    return "; ".join(steps)
 
 
 def collect_transcripts(cli, home: Path, out: Path, scenario: str, tag: str):
@@ -1064,7 +1152,8 @@ def publish(staging: Path, out: Path, scenario: str, label: str, root: Path, kee
         name = f.name
         mine = name.startswith(f"{scenario}.{label}.") or (
             label == "tui"
-            and (name in (f"{scenario}.pane", f"{scenario}.pane-nj", f"{scenario}.raw") or ".pane.t" in name)
+            and (name in (f"{scenario}.pane", f"{scenario}.pane-nj", f"{scenario}.pane-expanded", f"{scenario}.raw")
+                 or ".pane.t" in name)
         )
         if not mine:
             continue
@@ -1110,7 +1199,7 @@ def write_manifest(root: Path = FIXTURES) -> Path:
             form = f.name[len(scenario) + 1 :]
             action, kind = EXPECT[scenario]
             data = plain(tail_at_line(f.read_bytes()).decode("utf-8", errors="replace"))
-            if scenario == "healthy":
+            if scenario in NO_FAULT:
                 visible = "no"
                 answered = "answer shown" if re.search(HEALTHY_RE, data) else "answer not in this file"
                 extra = [answered]
@@ -1119,7 +1208,8 @@ def write_manifest(root: Path = FIXTURES) -> Path:
                 extra = []
                 if scenario == "flaky":
                     extra.append("answer shown" if re.search(HEALTHY_RE, data) else "answer not in this file")
-            label = "tui" if form in ("pane", "pane-nj", "raw") or form.startswith("pane.t") else form.split(".")[0]
+            label = ("tui" if form in ("pane", "pane-nj", "pane-expanded", "raw") or form.startswith("pane.t")
+                     else form.split(".")[0])
             note = meta.get(f"{scenario}.{label}", {})
             if note.get("capped"):
                 extra.append(f"run capped at {note['capped']}s")
@@ -1127,8 +1217,10 @@ def write_manifest(root: Path = FIXTURES) -> Path:
                 extra.append(f"exit {note['exit']}")
             if note.get("error"):
                 extra.append("harness error: " + note["error"])
-            if note.get("fault_seen_line") and label == "tui" and scenario not in ("healthy", "flaky"):
+            if note.get("fault_seen_line") and label == "tui" and scenario not in (*NO_FAULT, "flaky"):
                 extra.append(f"first fault text on screen at {note.get('fault_seen_s')}s: {note['fault_seen_line']}")
+            if note.get("tool_steps"):
+                extra.append("tool steps: " + note["tool_steps"])
             if note.get("requests"):
                 extra.append("requests: " + note["requests"])
             elif scenario not in NO_PROVIDER and note:
@@ -1151,7 +1243,7 @@ def manifest_table(root: Path = FIXTURES) -> str:
     for path, cli, version, form, scenario, _a, _k, visible, notes in rows:
         if scenario == "hang" and form.startswith("pane.t"):
             continue
-        mark = ("ok" if "answer shown" in notes else "-") if scenario == "healthy" else ("Y" if visible == "yes" else "n")
+        mark = ("ok" if "answer shown" in notes else "-") if scenario in NO_FAULT else ("Y" if visible == "yes" else "n")
         cells.setdefault((f"{cli}@{version}", form), {})[scenario] = mark
     out = ["| CLI | form | " + " | ".join(scen) + " |", "|---|---|" + "---|" * len(scen)]
     for (cli, form), marks in sorted(cells.items()):
@@ -1175,7 +1267,7 @@ def normalize(line: str) -> str:
 
 def fault_lines(text: str, scenario: str) -> set[str]:
     """The lines (or, in JSON, the string fields) that carry the fault, normalized."""
-    if scenario == "healthy":
+    if scenario in NO_FAULT:
         return set()
     rx = re.compile(FAULT_RE[scenario])
     out = set()

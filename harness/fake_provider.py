@@ -72,6 +72,12 @@ The scenario decides what the generation endpoints answer:
   not-found     404: the model does not exist (Anthropic `not_found_error`,
                 OpenAI `model_not_found`, Gemini `NOT_FOUND`): the session's
                 configuration, to be charged
+  tool          no fault: the first generation request of a conversation that
+                offers a shell tool gets a call of it whose command prints
+                twelve lines of error-looking text, the second a call that
+                prints three such lines (stdout and stderr) and exits 1, the
+                third the healthy answer (the step is the number of tool
+                results in the request): how each CLI draws a tool's output
   tls           every answer is healthy, but over HTTPS with a self-signed
                 certificate (`--tls-cert`/`--tls-key`): the client refuses it
                 (a depth-zero self-signed certificate; a proxy that re-signs
@@ -127,6 +133,7 @@ SCENARIOS = (
     "not-found",
     "payment",
     "flaky",
+    "tool",
 )
 
 MODEL = "fake-model-1"
@@ -581,6 +588,231 @@ def gemini_sse(text: str = HEALTHY_TEXT):
         yield None, gemini_response(part, i == len(parts) - 1)
 
 
+# ---------------------------------------------------------------------------
+# `tool`: the model asks the agent to run shell commands whose output looks
+# like error text (a project's own output, not the provider's)
+
+# Twelve lines, six of them shaped like the CLIs' own fault lines; more than
+# most CLIs show of a result, so that their "… +N lines" marker appears.
+TOOL_COMMANDS = (
+    "printf '%s\\n' 'API Error: 503 Service Unavailable' "
+    "'unexpected status 503 Service Unavailable: upstream down' "
+    "'[API Error: 429 Too Many Requests]' "
+    "'Error: connect ECONNREFUSED 10.0.0.7:5432' "
+    "'stream disconnected before completion: error sending request' "
+    "'Rate limit exceeded. Please try again later.' "
+    "line7 line8 line9 line10 line11 'last line of the first tool'",
+    # the second call fails: stdout and stderr, then exit status 1
+    "printf 'API Error: 529 Overloaded\\n'; printf 'Error: 401 Unauthorized\\n' >&2; echo done; exit 1",
+)
+TOOL_DESCRIPTIONS = ("Print the service check log", "Re-run the failing check")
+TOOL_LEADS = ("I'll run the service checks first.", "Now the failing check again.")
+# The shell tool's name in each CLI's request, in order of preference (Codex's
+# `local_shell` has no name: it is a tool `type`).
+SHELL_TOOLS = ("Bash", "bash", "run_shell_command", "shell", "shell_command", "exec_command",
+               "local_shell", "container.exec", "execute_command", "run_terminal_cmd", "terminal",
+               "powershell")
+COMMAND_ARGS = ("command", "cmd", "commandLine", "command_line", "script")
+
+
+def request_tools(family: str, body: dict) -> list[tuple[str, dict]]:
+    """(name, JSON schema of the arguments) of each tool the request offers."""
+    out = []
+    if family == "gemini":
+        for t in body.get("tools") or []:
+            for d in t.get("functionDeclarations") or t.get("function_declarations") or []:
+                out.append((d.get("name", ""), d.get("parametersJsonSchema") or d.get("parameters") or {}))
+        return out
+    for t in body.get("tools") or []:
+        if not isinstance(t, dict):
+            continue
+        if family == "anthropic":
+            out.append((t.get("name", ""), t.get("input_schema") or {}))
+        elif family == "openai-chat":
+            f = t.get("function") or {}
+            out.append((f.get("name", ""), f.get("parameters") or {}))
+        else:  # Responses: function tools carry a name; local_shell is a type
+            if t.get("type") == "local_shell":
+                out.append(("local_shell", {}))
+            elif t.get("name"):
+                out.append((t["name"], t.get("parameters") or {}))
+    return out
+
+
+def tool_results(family: str, body: dict) -> int:
+    """How many tool results the conversation in the request holds."""
+    n = 0
+    if family == "anthropic":
+        for m in body.get("messages") or []:
+            if isinstance(m.get("content"), list):
+                n += sum(1 for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result")
+    elif family == "openai-chat":
+        n = sum(1 for m in body.get("messages") or [] if m.get("role") == "tool")
+    elif family == "openai-responses":
+        items = body.get("input") if isinstance(body.get("input"), list) else []
+        n = sum(1 for i in items if isinstance(i, dict) and str(i.get("type", "")).endswith("_call_output"))
+    else:
+        for c in body.get("contents") or []:
+            n += sum(1 for p in c.get("parts") or [] if isinstance(p, dict) and "functionResponse" in p)
+    return n
+
+
+def pick_shell_tool(tools: list[tuple[str, dict]]):
+    names = {name: schema for name, schema in tools}
+    for want in SHELL_TOOLS:
+        if want in names:
+            return want, names[want]
+    return None
+
+
+def _schema_type(prop: dict) -> str:
+    t = prop.get("type")
+    if isinstance(t, list):
+        t = next((x for x in t if x != "null"), "string")
+    if not t and prop.get("anyOf"):
+        t = _schema_type(next((p for p in prop["anyOf"] if p.get("type") != "null"), {}))
+    return str(t or "string").lower()
+
+
+def tool_arguments(name: str, schema: dict, command: str, description: str) -> dict:
+    """The arguments of a call of the shell tool `name`: the command, a short
+    description where the schema has one, and any other required argument
+    from its schema (its default, its first enum value, or a plain value)."""
+    if name == "local_shell":
+        return {"command": ["bash", "-lc", command]}
+    props = schema.get("properties") or {}
+    wanted = list(schema.get("required") or [])
+    for extra in (*COMMAND_ARGS, "description"):
+        if extra in props and extra not in wanted:
+            wanted.append(extra)
+    if not any(a in wanted for a in COMMAND_ARGS):
+        wanted.insert(0, "command")
+    args = {}
+    for arg in wanted:
+        prop = props.get(arg) or {}
+        kind = _schema_type(prop)
+        if arg in COMMAND_ARGS:
+            args[arg] = ["bash", "-lc", command] if kind == "array" else command
+        elif "default" in prop:
+            args[arg] = prop["default"]
+        elif prop.get("enum"):
+            args[arg] = prop["enum"][0]
+        elif kind == "string":
+            args[arg] = description if "desc" in arg.lower() or arg == "title" else "."
+        elif kind in ("integer", "number"):
+            args[arg] = 30000 if arg.endswith("_ms") or "ms" in arg.lower() else 30
+        elif kind == "boolean":
+            args[arg] = False
+        elif kind == "array":
+            args[arg] = []
+        else:
+            args[arg] = {}
+    return args
+
+
+def _halves(s: str) -> list[str]:
+    return [s[: len(s) // 2], s[len(s) // 2 :]]
+
+
+def tool_call_answer(family: str, body: dict, path: str, query: str, name: str, args: dict, lead: str):
+    """Whether the request streams, and its answer: a short text, then one call
+    of tool `name` with `args` (a list of events, or a whole JSON body)."""
+    model = body.get("model") or MODEL
+    stream, _ = sse_answer(family, body, path, query, lead)
+    call_id = "call_fake" + uuid.uuid4().hex[:20]
+    arg_json = json.dumps(args)
+    if family == "anthropic":
+        tid = "toolu_fake" + uuid.uuid4().hex[:20]
+        use = {"type": "tool_use", "id": tid, "name": name, "input": args}
+        msg = dict(anthropic_message(lead), stop_reason="tool_use")
+        msg["content"] = msg["content"] + [use]
+        if not stream:
+            return False, msg
+        events = list(anthropic_sse(lead))[:-2]  # up to the text block's stop
+        events += [
+            ("content_block_start", {"type": "content_block_start", "index": 1,
+                                     "content_block": dict(use, input={})}),
+            *[("content_block_delta", {"type": "content_block_delta", "index": 1,
+                                       "delta": {"type": "input_json_delta", "partial_json": p}})
+              for p in _halves(arg_json)],
+            ("content_block_stop", {"type": "content_block_stop", "index": 1}),
+            ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                               "usage": {"output_tokens": 40}}),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+        return True, events
+    if family == "openai-chat":
+        call = {"id": call_id, "type": "function", "function": {"name": name, "arguments": arg_json}}
+        if not stream:
+            whole = chat_completion(model, lead)
+            whole["choices"][0]["message"]["tool_calls"] = [call]
+            whole["choices"][0]["finish_reason"] = "tool_calls"
+            return False, whole
+        events = list(chat_sse(model, lead))
+        usage = events.pop()  # the usage chunk, after the finish
+        events.pop()  # the text's own finish ("stop")
+        tmpl = events[0][1]
+
+        def chunk(delta, finish=None):
+            return None, dict(tmpl, choices=[{"index": 0, "delta": delta, "finish_reason": finish}])
+
+        events.append(chunk({"tool_calls": [{"index": 0, "id": call_id, "type": "function",
+                                             "function": {"name": name, "arguments": ""}}]}))
+        for p in _halves(arg_json):
+            events.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": p}}]}))
+        events.append(chunk({}, "tool_calls"))
+        events.append(usage)
+        return True, events
+    if family == "openai-responses":
+        if name == "local_shell":
+            item = {"type": "local_shell_call", "id": "lsh_fake" + uuid.uuid4().hex[:20], "call_id": call_id,
+                    "status": "completed",
+                    "action": {"type": "exec", "command": args["command"], "env": {}, "timeout_ms": None,
+                               "user": None, "working_directory": None}}
+        else:
+            item = {"type": "function_call", "id": "fc_fake" + uuid.uuid4().hex[:20], "call_id": call_id,
+                    "name": name, "arguments": arg_json, "status": "completed"}
+        if not stream:
+            whole = responses_json(model, lead)
+            whole["output"].append(item)
+            return False, whole
+        events = list(responses_sse(model, lead))
+        done = events.pop()[1]  # response.completed, re-sent below with the call in it
+        seq = done["sequence_number"]
+
+        def ev(kind, **kw):
+            nonlocal seq
+            seq += 1
+            return kind, dict({"type": kind, "sequence_number": seq}, **kw)
+
+        if item["type"] == "function_call":
+            events.append(ev("response.output_item.added", output_index=1,
+                             item=dict(item, arguments="", status="in_progress")))
+            for p in _halves(arg_json):
+                events.append(ev("response.function_call_arguments.delta", item_id=item["id"], output_index=1,
+                                 delta=p))
+            events.append(ev("response.function_call_arguments.done", item_id=item["id"], output_index=1,
+                             arguments=arg_json))
+        else:
+            events.append(ev("response.output_item.added", output_index=1, item=dict(item, status="in_progress")))
+        events.append(ev("response.output_item.done", output_index=1, item=item))
+        resp = done["response"]
+        resp["output"] = resp["output"] + [item]
+        events.append(ev("response.completed", response=resp))
+        return True, events
+    # Gemini: the text, then the call in the last chunk
+    call_part = {"functionCall": {"name": name, "args": args}}
+    if not stream and ":streamGenerateContent" not in path:
+        whole = gemini_response(lead, True)
+        whole["candidates"][0]["content"]["parts"].append(call_part)
+        return False, whole
+    chunks = [gemini_response(lead, False), gemini_response("", True)]
+    chunks[1]["candidates"][0]["content"]["parts"] = [call_part]
+    if not stream:  # streamGenerateContent without alt=sse: one JSON array
+        return False, chunks
+    return True, [(None, c) for c in chunks]
+
+
 # midstream: events sent before the connection drops (the answer has begun,
 # nothing has finished it)
 MIDSTREAM_EVENTS = {"anthropic": 4, "openai-chat": 2, "openai-responses": 5, "gemini": 1}
@@ -817,10 +1049,33 @@ class Handler(BaseHTTPRequestHandler):
             pass
         self.close_connection = True
 
+    def _tool_turn(self, family, body, path, query):
+        """`tool`: the first two generation requests of a conversation that
+        offer a shell tool get a call of it (counted by the tool results the
+        request already holds); True when such a call was sent. The third, and
+        any request without a shell tool (titles, summaries), get the healthy
+        answer."""
+        step = tool_results(family, body)
+        tools = request_tools(family, body)
+        shell = pick_shell_tool(tools)
+        names = ",".join(n for n, _ in tools)
+        if step >= len(TOOL_COMMANDS) or shell is None:
+            self._note = "tool: %d tool result(s), answer (tools: %s)" % (step, names or "none")
+            return False
+        name, schema = shell
+        args = tool_arguments(name, schema, TOOL_COMMANDS[step], TOOL_DESCRIPTIONS[step])
+        self._log(200, family, "tool: call %d: %s(%s) (tools: %s)" % (step + 1, name, ", ".join(args), names))
+        stream, answer = tool_call_answer(family, body, path, query, name, args, TOOL_LEADS[step])
+        if stream:
+            self._send_sse(answer, family)
+        else:
+            self._send_json(200, answer)
+        return True
+
     def _fault(self, family):
         """Answer the scenario's fault; True when a fault was sent."""
         sc = self.scenario
-        if sc in ("healthy", "tls"):
+        if sc in ("healthy", "tls", "tool"):
             return False
         if sc == "flaky":
             with Handler.log_lock:
@@ -957,6 +1212,7 @@ class Handler(BaseHTTPRequestHandler):
         path, query = parts.path, parts.query
         body = self._body()
         self._request_body = body
+        self._note = ""
         model = body.get("model") or MODEL
 
         if path.endswith("/count_tokens") or path.endswith(":countTokens"):
@@ -971,7 +1227,9 @@ class Handler(BaseHTTPRequestHandler):
             fam = "anthropic"
             if self._fault(fam):
                 return
-            self._log(200, fam)
+            if self.scenario == "tool" and self._tool_turn(fam, body, path, query):
+                return
+            self._log(200, fam, self._note)
             if body.get("stream"):
                 return self._send_sse(anthropic_sse(), fam)
             return self._send_json(200, anthropic_message())
@@ -980,7 +1238,9 @@ class Handler(BaseHTTPRequestHandler):
             fam = "openai-chat"
             if self._fault(fam):
                 return
-            self._log(200, fam)
+            if self.scenario == "tool" and self._tool_turn(fam, body, path, query):
+                return
+            self._log(200, fam, self._note)
             if body.get("stream"):
                 return self._send_sse(chat_sse(model), fam)
             return self._send_json(200, chat_completion(model))
@@ -989,7 +1249,9 @@ class Handler(BaseHTTPRequestHandler):
             fam = "openai-responses"
             if self._fault(fam):
                 return
-            self._log(200, fam)
+            if self.scenario == "tool" and self._tool_turn(fam, body, path, query):
+                return
+            self._log(200, fam, self._note)
             if body.get("stream", False):
                 return self._send_sse(responses_sse(model), fam)
             return self._send_json(200, responses_json(model))
@@ -998,7 +1260,9 @@ class Handler(BaseHTTPRequestHandler):
             fam = "gemini"
             if self._fault(fam):
                 return
-            self._log(200, fam)
+            if self.scenario == "tool" and self._tool_turn(fam, body, path, query):
+                return
+            self._log(200, fam, self._note)
             if ":streamGenerateContent" in path:
                 if "alt=sse" in query:
                     return self._send_sse(gemini_sse(), fam)

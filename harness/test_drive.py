@@ -136,7 +136,7 @@ class ScenarioTablesTest(unittest.TestCase):
     def test_every_scenario_has_an_expected_verdict_and_a_fault_pattern(self):
         for s in drive.SCENARIOS:
             self.assertIn(s, drive.EXPECT)
-            if s != "healthy":
+            if s not in drive.NO_FAULT:
                 self.assertIn(s, drive.FAULT_RE)
 
 
@@ -217,6 +217,34 @@ class ProviderAnswerTest(unittest.TestCase):
         self.assertEqual(resp.status, 429)
         self.assertEqual(resp.getheader("retry-after"), "600")
         self.assertIn("try again in 10m0s", json.loads(resp.read())["error"]["message"])
+
+    def test_tool_calls_the_shell_tool_twice_then_answers(self):
+        bash = {"name": "Bash", "description": "run", "input_schema": {
+            "type": "object", "required": ["command"],
+            "properties": {"command": {"type": "string"}, "description": {"type": "string"}}}}
+        msg = json.loads(self.serve("tool", "/v1/messages", max_tokens=8, tools=[bash]).getresponse().read())
+        self.assertEqual(msg["stop_reason"], "tool_use")
+        use = msg["content"][-1]
+        self.assertEqual((use["type"], use["name"]), ("tool_use", "Bash"))
+        self.assertIn("last line of the first tool", use["input"]["command"])
+        self.assertTrue(use["input"]["description"])
+        # a streamed Chat Completions request with one tool result: the failing command
+        shell = {"type": "function", "function": {"name": "run_shell_command", "parameters": {
+            "type": "object", "required": ["command", "is_background"],
+            "properties": {"command": {"type": "string"}, "is_background": {"type": "boolean"}}}}}
+        history = [{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "c1", "content": "out"}]
+        raw = self.serve("tool", stream=True, tools=[shell], messages=history).getresponse().read().decode()
+        args = "".join(
+            tc["function"].get("arguments", "")
+            for frame in raw.split("\n\n") if frame.startswith("data: {")
+            for choice in json.loads(frame[6:])["choices"] for tc in choice["delta"].get("tool_calls", []))
+        self.assertEqual(json.loads(args)["is_background"], False)
+        self.assertIn("exit 1", json.loads(args)["command"])
+        self.assertIn('"finish_reason": "tool_calls"', raw)
+        # two tool results, or no shell tool offered: the healthy answer
+        for extra in ({"tools": [shell], "messages": history + history[1:]}, {}):
+            body = json.loads(self.serve("tool", **extra).getresponse().read())
+            self.assertEqual(body["choices"][0]["message"]["content"], fake_provider.HEALTHY_TEXT)
 
 
 class ReapTest(unittest.TestCase):

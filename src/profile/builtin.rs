@@ -37,9 +37,13 @@ pub struct Builtin {
     /// Per `volatile` pattern, the same.
     pub volatile_literals: &'static [Option<&'static [&'static str]>],
     /// `tool_output`'s `item`, `tool`, `result` and `row` patterns, when
-    /// set, each with its form for `regex-lite`.
-    pub tool_output: Option<[(&'static str, Option<LiteForm>); 4]>,
+    /// set (`result` may be absent).
+    pub tool_output: Option<[Option<BuiltPattern>; 4]>,
 }
+
+/// A built-in pattern with its form for `regex-lite`, worked out when
+/// faultsift was built.
+pub type BuiltPattern = (&'static str, Option<LiteForm>);
 
 /// A built-in rule as matching needs it (no examples, no prose).
 #[derive(Debug, Clone, Copy)]

@@ -44,6 +44,11 @@ pub const MAX_TOOL_OUTPUT_REACH: usize = 200;
 /// rule's match on a tool's own output (the call's line, or the first result
 /// item below the call, or a row under either) is the program under work
 /// speaking, not the agent: it is not a hit.
+///
+/// `item` alone may match a blank line (`^\s*$|…`): a pane whose blocks are
+/// set apart by blank lines then ends an item there. A broader `item` can
+/// only shorten what is read as a tool's output, so matching the empty
+/// string, refused for every other pattern, is allowed for it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolOutput {
@@ -51,10 +56,13 @@ pub struct ToolOutput {
     pub item: String,
     /// An item that is a tool's call.
     pub tool: String,
-    /// An item that hangs below the item above it as its result.
-    pub result: String,
+    /// An item that hangs below the item above it as its result; absent
+    /// where a call's output hangs in the call's own rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
     /// A line that continues the item above it (a tool output's indented
-    /// rows; a blank line always does); any other line ends the item.
+    /// rows; a blank line does too, unless `item` takes it); any other line
+    /// ends the item.
     pub row: String,
     /// Built-in patterns only: each one's form for `regex-lite` (item, tool,
     /// result, row), worked out when faultsift was built.
@@ -297,8 +305,16 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
     }
 
     if let Some(t) = &raw.tool_output {
-        for (key, pattern) in [("item", &t.item), ("tool", &t.tool), ("result", &t.result), ("row", &t.row)] {
-            check_pattern(pattern, false).map_err(|c| rule_err(format!("tool_output.{key}"), c))?;
+        let patterns =
+            [("item", Some(&t.item)), ("tool", Some(&t.tool)), ("result", t.result.as_ref()), ("row", Some(&t.row))];
+        for (key, pattern) in patterns.into_iter().filter_map(|(k, p)| Some((k, p?))) {
+            match check_pattern(pattern, false) {
+                // A blank-line `item` ends tool output sooner, never later.
+                Err(RuleError::MatchesEmpty { .. }) if key == "item" => {}
+                r => {
+                    r.map_err(|c| rule_err(format!("tool_output.{key}"), c))?;
+                }
+            }
         }
     }
 
@@ -512,8 +528,13 @@ pre = "echo hi"
         assert_eq!(f.tool_output.map(|t| t.tool), Some("^● Bash\\(".to_string()));
         let e = parse_str("tool_output = { item = '^x', tool = '(?=y)', result = '^z', row = '^ ' }\n").unwrap_err();
         assert!(e.starts_with("t.toml: rule `tool_output.tool`: ") && e.contains("look-around"), "{e}");
-        let e = parse_str("tool_output = { item = '^x', tool = '^y', row = '^ ' }\n").unwrap_err();
-        assert!(e.contains("result"), "{e}");
+        let e = parse_str("tool_output = { item = '^x', tool = '^y', result = '^z' }\n").unwrap_err();
+        assert!(e.contains("row"), "{e}");
+        // `result` may be left out, and `item` alone may take blank lines.
+        let f = parse_str("tool_output = { item = '^\\s*$|^x', tool = '^y', row = '^ ' }\n").unwrap();
+        assert_eq!(f.tool_output.map(|t| (t.item, t.result)), Some(("^\\s*$|^x".to_string(), None)));
+        let e = parse_str("tool_output = { item = '^x', tool = '^y', row = '^ *' }\n").unwrap_err();
+        assert!(e.starts_with("t.toml: rule `tool_output.row`: ") && e.contains("empty"), "{e}");
     }
 
     #[test]

@@ -800,26 +800,63 @@ fn caught_train_lines_survive_the_next_release_s_variations() {
     }
 }
 
-/// Healthy lines shaped like Claude Code's or Codex's own error line, which
-/// the line alone cannot tell from the agent's (testdata/tool-output): as a
-/// tool's output, the first result under its call or a row of that result,
-/// they are no fault, because the profile reads the pane's items
-/// (`tool_output`). Alone, each fires under one of the two profiles: the
-/// structure, not the rules, is what keeps them out.
+/// How each agent draws a tool's call and its output in its pane, from the
+/// harness's `tool` captures (testdata/clients/*/tool.pane*): per profile, a
+/// log with `{}` as the tool's first output line, and one with `{}` as a
+/// later row of it.
+const TOOL_FRAMES: [(&str, [&str; 2]); 6] = [
+    ("claude", ["● Bash(./run-checks.sh)\n  ⎿  {}\n", "● Bash(./run-checks.sh)\n  ⎿  checking\n     {}\n"]),
+    ("codex", ["• Ran ./run-checks.sh\n  └ {}\n", "• Exited (status 1) ./run-checks.sh\n  └ checking\n    {}\n"]),
+    (
+        "gemini",
+        [
+            "╭────╮\n│ ✓  Shell ./run-checks.sh │\n│ │\n│ {} │\n╰────╯\n",
+            "╭────╮\n│ x  Shell ./run-checks.sh │\n│ │\n│ checking │\n│ {} │\n╰────╯\n",
+        ],
+    ),
+    (
+        "qwen",
+        [
+            "  ✓ Shell ./run-checks.sh (Run the checks)\n    {}\n",
+            "  x Shell {\"command\":\"./run-checks.sh\"}\n    Output: checking\n    {}\n",
+        ],
+    ),
+    (
+        "copilot",
+        [
+            " $ Shell Run the checks 12 lines\n │ {}\n   ./run-checks.sh\n",
+            " ✗ Shell Run the checks 3 lines\n │ checking\n │ {}\n   ./run-checks.sh\n",
+        ],
+    ),
+    (
+        "opencode",
+        [
+            "  ┃\n  ┃  $ ./run-checks.sh\n  ┃\n  ┃  {}\n  ┃\n",
+            "  ┃\n  ┃  $ ./run-checks.sh\n  ┃\n  ┃  checking\n  ┃  {}\n  ┃\n",
+        ],
+    ),
+];
+
+/// Healthy lines shaped like an agent's own error line, which the line alone
+/// cannot tell from the agent's (testdata/tool-output): as a tool's output,
+/// framed as each agent draws it, they are no fault under any pane-capture
+/// profile, because the profile reads the pane's items (`tool_output`).
+/// Alone, each fires under one of the six: the structure, not the rules, is
+/// what keeps them out.
 #[test]
 fn a_tool_s_output_is_not_the_agent_s_error() {
     let text = std::fs::read_to_string(testdata("tool-output/healthy-lines.txt")).unwrap();
     let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).collect();
-    assert!(lines.len() >= 200, "{} lines", lines.len());
-    let panes = [("claude", "● Bash(./run-checks.sh)", "  ⎿  "), ("codex", "• Ran ./run-checks.sh", "  └ ")];
-    let profiles: Vec<_> = panes.iter().map(|(name, ..)| compiled(name)).collect();
+    assert!(lines.len() >= 400, "{} lines", lines.len());
+    let profiles: Vec<_> = TOOL_FRAMES.iter().map(|(name, _)| compiled(name)).collect();
     let mut fired = Vec::new();
     for line in &lines {
         let body = line.trim_start();
         let alone = profiles.iter().any(|p| classify(p, format!("{line}\n").as_bytes()).env_fault);
-        assert!(alone, "fires under neither profile alone: {line}");
-        for (p, (name, call, result)) in profiles.iter().zip(panes) {
-            for log in [format!("{call}\n{result}{body}\n"), format!("{call}\n{result}checking\n     {body}\n")] {
+        assert!(alone, "fires under none of the six profiles alone: {line}");
+        for (p, (name, frames)) in profiles.iter().zip(TOOL_FRAMES) {
+            for frame in frames {
+                let log = frame.replacen("{}", body, 1);
                 if classify(p, log.as_bytes()).env_fault {
                     fired.push(format!("{name}: {log:?}"));
                 }
@@ -827,6 +864,22 @@ fn a_tool_s_output_is_not_the_agent_s_error() {
         }
     }
     assert!(fired.is_empty(), "{} fired:\n{}", fired.len(), fired.join("\n"));
+}
+
+/// opencode shows an in-stream error object it cannot map as JSON in the
+/// session's error block (testdata/clients/opencode@1.18.33/stream-overloaded.pane);
+/// the same object printed by a `curl` in a shell block is the project's own
+/// server answering, a tool's output.
+#[test]
+fn opencode_reads_its_error_object_in_the_error_block_only() {
+    let object = r#"{"message":"The server is overloaded. Please try again later.","type":"server_error","code":"server_is_overloaded"}"#;
+    let opencode = compiled("opencode");
+    let error_block = format!("  ┃\n  ┃  Reply with one sentence\n  ┃\n\n  ┃\n  ┃  {object}\n  ┃\n");
+    let v = classify(&opencode, error_block.as_bytes());
+    assert_eq!((v.env_fault, v.rule.as_deref()), (true, Some("opencode/provider-overloaded")), "{error_block:?}");
+    let shell_block = format!("  ┃\n  ┃  $ curl -s localhost:8080/api/chat\n  ┃\n  ┃  {object}\n  ┃\n");
+    let v = classify(&opencode, shell_block.as_bytes());
+    assert!(!v.env_fault, "{shell_block:?} -> {:?} {:?}", v.action, v.rule);
 }
 
 /// The agent's own errors around a tool's output stay faults: a new item
@@ -850,6 +903,28 @@ fn the_agent_s_errors_around_a_tool_s_output_stay_faults() {
         (
             "codex",
             "• Ran cargo test\n  └ ok\n■ unexpected status 503 Service Unavailable: upstream, url: https://api.openai.com/v1/responses\n",
+        ),
+        // The other agents' own errors below a tool's output, as their
+        // fault captures show them (testdata/clients/*/{auth,refused,rate-limit}.pane).
+        (
+            "gemini",
+            "╭────╮\n│ ✓  Shell npm test │\n│ │\n│ ok │\n╰────╯\n✕ [API Error: exception TypeError: fetch failed sending request]\n",
+        ),
+        (
+            "qwen",
+            "  ✓ Shell npm test (Run the tests)\n    ok\n  ✕ [API Error: 401 Incorrect API key provided: <FAKE_KEY>. You can find your API key in your account\n    settings.] (Press Ctrl+Y to retry)\n",
+        ),
+        (
+            "copilot",
+            " $ Shell Run the tests 1 line\n │ ok\n   npm test\n ✗ Authentication failed with provider at http://127.0.0.1:<PORT>/v1 (HTTP 401).\n",
+        ),
+        (
+            "opencode",
+            "  ┃\n  ┃  $ npm test\n  ┃\n  ┃  ok\n  ┃\n\n  ┃\n  ┃  Incorrect API key provided: <FAKE_KEY>. You can find your API key in your account settings.\n  ┃\n",
+        ),
+        (
+            "opencode",
+            "  ┃\n  ┃  $ npm test\n  ┃\n  ┃  ok\n  ┃\n   ⬝⬝⬝⬝⬝⬝⬝⬝ Cannot connect to API: Unable to connect. Is the computer able to access the url… [retrying in 10s attempt #2]\n",
         ),
     ];
     for (name, log) in cases {

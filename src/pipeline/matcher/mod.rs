@@ -219,11 +219,12 @@ impl Framing {
 /// fault's hit: a healthy log compiles none).
 #[derive(Debug)]
 struct ToolCheck {
-    patterns: [String; 4],
+    /// `item`, `tool`, `result` (which may be absent) and `row`.
+    patterns: [Option<String>; 4],
     /// A built-in profile's forms for `regex-lite`, which compiles them in
     /// microseconds; a file's patterns run on `regex`, within its limits.
     lite: [Option<LiteForm>; 4],
-    regexes: OnceLock<Option<[Engine; 4]>>,
+    regexes: OnceLock<Option<[Option<Engine>; 4]>>,
 }
 
 impl ToolCheck {
@@ -231,14 +232,19 @@ impl ToolCheck {
     /// the item its rows continue, is a tool's call or the first result below
     /// a call. A later result under the same call is the agent's own (a retry
     /// notice hangs there too), and a line that neither starts an item nor is
-    /// a row (a blank line is one) breaks the chain (the agent's own line,
-    /// or a row a pane cut).
+    /// a row (a blank line is one, unless `item` takes it) breaks the chain
+    /// (the agent's own line, or a row a pane cut).
     /// Adds the bytes searched to `searched`.
     fn is_tool_output(&self, cleaned: &Cleaned, line: usize, searched: &Cell<usize>) -> bool {
-        let Some([item, tool, result, row]) = self.regexes.get_or_init(|| {
-            let new = |i: usize| Engine::compile(&self.patterns[i], self.lite[i].filter(|l| !l.ascii_words));
+        // A pattern that is set but does not compile turns the check off.
+        let compiled = self.regexes.get_or_init(|| {
+            let new = |i: usize| match &self.patterns[i] {
+                Some(p) => Engine::compile(p, self.lite[i].filter(|l| !l.ascii_words)).map(Some),
+                None => Some(None),
+            };
             Some([new(0)?, new(1)?, new(2)?, new(3)?])
-        }) else {
+        });
+        let Some([Some(item), Some(tool), result, Some(row)]) = compiled else {
             return false;
         };
         let text = |i: usize| {
@@ -246,6 +252,10 @@ impl ToolCheck {
             searched.set(searched.get() + t.len());
             t
         };
+        // Blank lines are dropped when the log is cleaned; a line that did
+        // not follow the one above directly had one (or more) before it. A
+        // profile whose `item` takes a blank line ends an item there.
+        let blank_is_item = item.is_match("");
         // The item this line belongs to: itself, or the nearest one above
         // reached through rows only.
         let low = line.saturating_sub(crate::profile::schema::MAX_TOOL_OUTPUT_REACH);
@@ -256,7 +266,7 @@ impl ToolCheck {
                 break;
             }
             if t.trim().is_empty() || row.is_match(t) {
-                if at == low {
+                if at == low || (blank_is_item && !cleaned.lines[at].follows) {
                     return false;
                 }
                 at -= 1;
@@ -269,7 +279,8 @@ impl ToolCheck {
             return true;
         }
         // A result: the first below a call when the item above it is the call.
-        result.is_match(head) && (low..at).rev().map(&text).find(|t| item.is_match(t)).is_some_and(|t| tool.is_match(t))
+        result.as_ref().is_some_and(|r| r.is_match(head))
+            && (low..at).rev().map(&text).find(|t| item.is_match(t)).is_some_and(|t| tool.is_match(t))
     }
 }
 
@@ -784,7 +795,7 @@ impl CompiledProfile {
         // A lite form with ASCII word boundaries stands for the pattern only
         // on some lines: such a pattern runs on `regex`.
         let tool_output = profile.tool_output.as_ref().map(|t| ToolCheck {
-            patterns: [t.item.clone(), t.tool.clone(), t.result.clone(), t.row.clone()],
+            patterns: [Some(t.item.clone()), Some(t.tool.clone()), t.result.clone(), Some(t.row.clone())],
             lite: t.lite,
             regexes: OnceLock::new(),
         });
