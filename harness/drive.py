@@ -48,10 +48,15 @@ DEFAULT_SCENARIOS = ["healthy", "overloaded", "rate-limit", "auth", "server-erro
 EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidden", "gateway-timeout", "tls",
                    "too-long", "not-found", "payment", "flaky", "unreachable", "closed", "rate-limit-long",
                    "stream-overloaded", "cdn-timeout", "empty-503", "blocked",
-                   "maintenance", "no-upstream", "upstream-reset", "stall", "cdn-rate-limit", "tool")
+                   "maintenance", "no-upstream", "upstream-reset", "stall", "cdn-rate-limit", "tool",
+                   "write")
 # no fault at all: the answer (HEALTHY_RE) is what a run waits for, and no
-# file is `visible` (in `tool` the tools' own output looks like fault text on purpose)
-NO_FAULT = ("healthy", "tool")
+# file is `visible` (in `tool` the tools' own output, in `write` the file the agent
+# writes, looks like fault text on purpose)
+NO_FAULT = ("healthy", "tool", "write")
+# the agent calls tools: it may run them without asking (allow_tools), the pane is
+# taller, the run longer, and the provider's answers are noted step by step
+TOOL_SCENARIOS = ("tool", "write")
 # every scenario, in the order of the results table's columns; those with a
 # provider are fake_provider.SCENARIOS (a test holds the two together)
 SCENARIOS = [*DEFAULT_SCENARIOS, *EXTRA_SCENARIOS]
@@ -66,17 +71,17 @@ HANG_MARKS = (10, 30, 60, 90)
 CAP_S = 90
 # scenarios whose runs need longer than CAP_S unless --cap says otherwise (`tool`: three turns
 # and two commands; opencode took 74 s for one healthy turn)
-SCENARIO_CAP_S = {"tool": 240}
+SCENARIO_CAP_S = {"tool": 240, "write": 240}
 CAP = int(os.environ.get("FAULTSIFT_HARNESS_CAP", CAP_S))  # --cap sets it for the inner process
 WIDTH_COLS = 120
 WIDTH = int(os.environ.get("FAULTSIFT_HARNESS_WIDTH", WIDTH_COLS))  # --width sets it for the inner process
 HEIGHT_ROWS = 40
 # taller panes: `tool` has three turns and two tool blocks, and a full-screen TUI
 # (opencode) keeps no scrollback, so its pane holds only what fits on the screen
-SCENARIO_ROWS = {"tool": 60}
-# `tool`: the key that shows the tools' output in full (Claude Code's transcript
-# view, Gemini CLI's and Qwen Code's Ctrl+O, Copilot CLI's "toggle all
-# timeline"), pressed after the run; the screen then is `tool.pane-expanded`.
+SCENARIO_ROWS = {"tool": 60, "write": 60}
+# `tool`, `write`: the key that shows the tools' output in full (Claude Code's
+# transcript view, Gemini CLI's and Qwen Code's Ctrl+O, Copilot CLI's "toggle all
+# timeline"), pressed after the run; the screen then is `<scenario>.pane-expanded`.
 # Not Codex's Ctrl+T: it opens a full-screen transcript overlay with a layout
 # of its own (`$ cmd`, the output at the left edge, no glyph), a screen a person
 # opens and no capture of the session's main view shows; faultsift does not
@@ -135,6 +140,9 @@ EXPECT = {
     # the agent ran two shell commands whose output looks like fault text, the second
     # failed (exit 1), then it answered: nothing failed in the environment
     "tool": ("charge", "none"),
+    # the agent wrote a test fixture of provider error lines and edited it, then
+    # answered: the file's text is the work's, nothing failed in the environment
+    "write": ("charge", "none"),
 }
 
 # Text that shows the fault reached the output (used for `visible`, and to stop
@@ -482,16 +490,41 @@ def setup_openhands(home: Path, work: Path, base: str) -> dict:
     }
 
 
-def allow_tools(cli: str, home: Path, work: Path) -> list[str]:
-    """`tool`: let the CLI run its shell tool without asking (the setup has
-    written its config already); the options to add after the program's name."""
+# `write`: Codex's metadata for fake-model-1 (`model_catalog_json`), so that its
+# requests offer the freeform `apply_patch` tool
+CODEX_MODEL_INFO = {
+    "slug": "fake-model-1",
+    "display_name": "Fake Model 1",
+    "description": "the faultsift harness's fake model",
+    "supported_reasoning_levels": [],
+    "shell_type": "unified_exec",
+    "visibility": "list",
+    "supported_in_api": True,
+    "priority": 1,
+    "upgrade": None,
+    "base_instructions": "You are a coding agent running in a terminal.",
+    "supports_reasoning_summaries": False,
+    "support_verbosity": False,
+    "default_verbosity": None,
+    "apply_patch_tool_type": "freeform",
+    "truncation_policy": {"mode": "bytes", "limit": 10000},
+    "supports_parallel_tool_calls": False,
+    "context_window": 128000,
+    "experimental_supported_tools": [],
+}
+
+
+def allow_tools(cli: str, home: Path, work: Path, scenario: str = "tool") -> list[str]:
+    """`tool`, `write`: let the CLI run its shell and file tools without asking
+    (the setup has written its config already); the options to add after the
+    program's name."""
     if cli == "claude":
         # `--dangerously-skip-permissions` refuses to run as root; an allow rule does
         # not. The default mode, as "auto" (2.1.3xx's own default) sets such rules
         # aside and asks its server-side classifier, which the fake provider is not.
         path = home / ".claude" / "settings.json"
         settings = json.loads(path.read_text())
-        settings["permissions"] = {"defaultMode": "default", "allow": ["Bash"]}
+        settings["permissions"] = {"defaultMode": "default", "allow": ["Bash", "Write", "Edit"]}
         path.write_text(json.dumps(settings))
         # and no "Make auto mode your default permission mode?" dialog after the turn
         path = home / ".claude.json"
@@ -501,6 +534,14 @@ def allow_tools(cli: str, home: Path, work: Path) -> list[str]:
         # command prints is its own output, not a sandbox's refusal
         path = home / ".codex" / "config.toml"
         path.write_text(path.read_text().replace('sandbox_mode = "read-only"', 'sandbox_mode = "danger-full-access"'))
+        if scenario == "write":
+            # Codex offers its `apply_patch` tool only to models whose metadata asks
+            # for it; fake-model-1 has none: a catalog of its own gives it some
+            catalog = home / ".codex" / "models.json"
+            catalog.write_text(json.dumps({"models": [CODEX_MODEL_INFO]}, indent=1))
+            text = path.read_text().replace('model_provider = "fake"\n', 'model_provider = "fake"\n'
+                                            f'model_catalog_json = "{catalog}"\n')
+            path.write_text(text)
     elif cli in ("gemini", "qwen"):
         return ["--yolo"]
     elif cli == "opencode":
@@ -761,10 +802,13 @@ def base_env(home: Path, versions: dict) -> dict:
     return env
 
 
-def make_workdir(root: Path) -> Path:
+def make_workdir(root: Path, scenario: str = "") -> Path:
     work = root / "work"
     work.mkdir(parents=True)
     (work / "README.md").write_text("# demo\n\nA tiny project for the faultsift harness.\n")
+    if scenario == "write":
+        # the directory the fixture goes in (Copilot CLI's `create` makes no parent directory)
+        (work / "fixtures").mkdir()
     return work
 
 
@@ -790,15 +834,15 @@ def run_cap(scenario: str) -> int:
 
 
 def cli_argv(cli: str, argv_t: list[str], spec: dict, home: Path, work: Path, scenario: str) -> list[str]:
-    """The command line of a run; in `tool` with what lets the CLI run its shell tool."""
-    extra = allow_tools(cli, home, work) if scenario == "tool" else []
+    """The command line of a run; in `tool` and `write` with what lets the CLI run its tools."""
+    extra = allow_tools(cli, home, work, scenario) if scenario in TOOL_SCENARIOS else []
     argv = [a.replace("{bin}", str(cli_bin(spec))) for a in argv_t]
     return argv[:1] + extra + argv[1:]
 
 
 def run_tui(cli, spec, scenario, root, out, versions, log):
     setup, tui_argv, _, _ = CLIS[cli]
-    home, work = root / "home", make_workdir(root)
+    home, work = root / "home", make_workdir(root, scenario)
     prov = Provider(scenario, root)
     base = f"{prov.scheme}://{prov.host}:{prov.port}"
     env = base_env(home, versions)
@@ -857,7 +901,7 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
     final = capture(sock)
     (out / f"{scenario}.pane").write_text(final)
     (out / f"{scenario}.pane-nj").write_text(capture(sock, join=False))  # the timed hang captures keep -J only
-    if scenario == "tool" and cli in EXPAND_KEYS and not note.get("exited"):
+    if scenario in TOOL_SCENARIOS and cli in EXPAND_KEYS and not note.get("exited"):
         tmux(sock, "send-keys", "-t", "h:0.0", EXPAND_KEYS[cli], check=False)
         time.sleep(3)
         (out / f"{scenario}.pane-expanded").write_text(capture(sock))
@@ -869,7 +913,7 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
     note["fault_seen_s"] = None if seen_at is None else round(seen_at)
     collect_transcripts(cli, home, out, scenario, "tui")
     note["requests"] = summarize_requests(prov.requests())
-    if scenario == "tool":
+    if scenario in TOOL_SCENARIOS:
         note["tool_steps"] = tool_steps(prov.requests())
     prov.stop()
     return note
@@ -908,7 +952,7 @@ def screen_without_prompt(scr: str) -> str:
 
 def run_headless(cli, spec, scenario, root, out, versions, variant, argv_t, form):
     setup = CLIS[cli][0]
-    home, work = root / "home", make_workdir(root)
+    home, work = root / "home", make_workdir(root, scenario)
     prov = Provider(scenario, root)
     base = f"{prov.scheme}://{prov.host}:{prov.port}"
     env = base_env(home, versions)
@@ -949,7 +993,7 @@ def run_headless(cli, spec, scenario, root, out, versions, variant, argv_t, form
     else:
         collect_transcripts(cli, home, out, scenario, variant)
     note["requests"] = summarize_requests(prov.requests())
-    if scenario == "tool":
+    if scenario in TOOL_SCENARIOS:
         note["tool_steps"] = tool_steps(prov.requests())
     prov.stop()
     return note
@@ -981,9 +1025,9 @@ def summarize_requests(reqs: list[dict]) -> str:
 
 
 def tool_steps(reqs: list[dict]) -> str:
-    """`tool`: what the provider answered each generation request, in order
-    (`call 1: Bash(command, description)`, …, `answer after 2 tool result(s)`),
-    without the list of the request's tools."""
+    """`tool`, `write`: what the provider answered each generation request, in
+    order (`call 1: Bash(command, description)`, …, `answer after 2 tool
+    result(s)`), without the list of the request's tools."""
     steps = []
     for r in reqs:
         note = r.get("note") or ""

@@ -78,6 +78,15 @@ The scenario decides what the generation endpoints answer:
                 prints three such lines (stdout and stderr) and exits 1, the
                 third the healthy answer (the step is the number of tool
                 results in the request): how each CLI draws a tool's output
+  write         no fault: the first generation request gets a call of the
+                request's file-writing tool (Claude `Write`, Gemini/Qwen
+                `write_file`, opencode `write`, Copilot `create`, Codex an
+                `apply_patch` `*** Add File:` patch) creating
+                fixtures/provider-errors.txt with eight error-looking lines, the
+                second a call of its edit tool (`Edit`, `replace`, `edit`, an
+                `*** Update File:` patch) that rewrites one of them and adds a
+                ninth, the third the healthy answer (the step is the number of
+                tool results, as in `tool`): how each CLI draws a file tool
   tls           every answer is healthy, but over HTTPS with a self-signed
                 certificate (`--tls-cert`/`--tls-key`): the client refuses it
                 (a depth-zero self-signed certificate; a proxy that re-signs
@@ -93,6 +102,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import socket
 import ssl
 import struct
@@ -134,6 +144,7 @@ SCENARIOS = (
     "payment",
     "flaky",
     "tool",
+    "write",
 )
 
 MODEL = "fake-model-1"
@@ -690,33 +701,43 @@ def tool_arguments(name: str, schema: dict, command: str, description: str) -> d
     args = {}
     for arg in wanted:
         prop = props.get(arg) or {}
-        kind = _schema_type(prop)
         if arg in COMMAND_ARGS:
-            args[arg] = ["bash", "-lc", command] if kind == "array" else command
-        elif "default" in prop:
-            args[arg] = prop["default"]
-        elif prop.get("enum"):
-            args[arg] = prop["enum"][0]
-        elif kind == "string":
-            args[arg] = description if "desc" in arg.lower() or arg == "title" else "."
-        elif kind in ("integer", "number"):
-            args[arg] = 30000 if arg.endswith("_ms") or "ms" in arg.lower() else 30
-        elif kind == "boolean":
-            args[arg] = False
-        elif kind == "array":
-            args[arg] = []
+            args[arg] = ["bash", "-lc", command] if _schema_type(prop) == "array" else command
         else:
-            args[arg] = {}
+            args[arg] = _fill(arg, prop, description)
     return args
+
+
+def _fill(arg: str, prop: dict, description: str):
+    """A plain value for a required argument: its default, its first enum
+    value, the call's description for a description-like string, or a value of
+    its type."""
+    kind = _schema_type(prop)
+    if "default" in prop:
+        return prop["default"]
+    if prop.get("enum"):
+        return prop["enum"][0]
+    if kind == "string":
+        return description if "desc" in arg.lower() or arg in ("title", "instruction") else "."
+    if kind in ("integer", "number"):
+        return 30000 if arg.endswith("_ms") or "ms" in arg.lower() else 30
+    if kind == "boolean":
+        return False
+    if kind == "array":
+        return []
+    return {}
 
 
 def _halves(s: str) -> list[str]:
     return [s[: len(s) // 2], s[len(s) // 2 :]]
 
 
-def tool_call_answer(family: str, body: dict, path: str, query: str, name: str, args: dict, lead: str):
+def tool_call_answer(family: str, body: dict, path: str, query: str, name: str, args, lead: str,
+                     custom: bool = False):
     """Whether the request streams, and its answer: a short text, then one call
-    of tool `name` with `args` (a list of events, or a whole JSON body)."""
+    of tool `name` with `args` (a list of events, or a whole JSON body). With
+    `custom` (Responses only) the tool is a freeform one and `args` its input
+    text."""
     model = body.get("model") or MODEL
     stream, _ = sse_answer(family, body, path, query, lead)
     call_id = "call_fake" + uuid.uuid4().hex[:20]
@@ -764,7 +785,10 @@ def tool_call_answer(family: str, body: dict, path: str, query: str, name: str, 
         events.append(usage)
         return True, events
     if family == "openai-responses":
-        if name == "local_shell":
+        if custom:
+            item = {"type": "custom_tool_call", "id": "ctc_fake" + uuid.uuid4().hex[:20], "call_id": call_id,
+                    "name": name, "input": args, "status": "completed"}
+        elif name == "local_shell":
             item = {"type": "local_shell_call", "id": "lsh_fake" + uuid.uuid4().hex[:20], "call_id": call_id,
                     "status": "completed",
                     "action": {"type": "exec", "command": args["command"], "env": {}, "timeout_ms": None,
@@ -785,14 +809,16 @@ def tool_call_answer(family: str, body: dict, path: str, query: str, name: str, 
             seq += 1
             return kind, dict({"type": kind, "sequence_number": seq}, **kw)
 
-        if item["type"] == "function_call":
+        # a function call streams its JSON arguments, a freeform (custom) one its raw input
+        streamed = {"function_call": ("arguments", "response.function_call_arguments", arg_json),
+                    "custom_tool_call": ("input", "response.custom_tool_call_input", args)}.get(item["type"])
+        if streamed:
+            field, kind, payload = streamed
             events.append(ev("response.output_item.added", output_index=1,
-                             item=dict(item, arguments="", status="in_progress")))
-            for p in _halves(arg_json):
-                events.append(ev("response.function_call_arguments.delta", item_id=item["id"], output_index=1,
-                                 delta=p))
-            events.append(ev("response.function_call_arguments.done", item_id=item["id"], output_index=1,
-                             arguments=arg_json))
+                             item=dict(item, **{field: "", "status": "in_progress"})))
+            for p in _halves(payload):
+                events.append(ev(f"{kind}.delta", item_id=item["id"], output_index=1, delta=p))
+            events.append(ev(f"{kind}.done", item_id=item["id"], output_index=1, **{field: payload}))
         else:
             events.append(ev("response.output_item.added", output_index=1, item=dict(item, status="in_progress")))
         events.append(ev("response.output_item.done", output_index=1, item=item))
@@ -811,6 +837,148 @@ def tool_call_answer(family: str, body: dict, path: str, query: str, name: str, 
     if not stream:  # streamGenerateContent without alt=sse: one JSON array
         return False, chunks
     return True, [(None, c) for c in chunks]
+
+
+# ---------------------------------------------------------------------------
+# `write`: the model has the agent write a test fixture quoting provider errors
+# (a healthy session's file, not the provider's), then edit it
+
+WRITE_FILE = "fixtures/provider-errors.txt"
+WRITE_LINES = (
+    "API Error: 529 Overloaded",
+    "API Error: 503 Service Unavailable",
+    "unexpected status 503 Service Unavailable: upstream down",
+    "[API Error: 429 Too Many Requests]",
+    "Error: connect ECONNREFUSED 10.0.0.7:5432",
+    "Rate limit exceeded. Please try again later.",
+    "✕ [API Error: 401 Unauthorized]",
+    "■ stream disconnected before completion: error sending request",
+)
+EDIT_OLD = "Rate limit exceeded. Please try again later."
+EDIT_NEW = "Rate limit exceeded. Please try again in 20s.\nError: 500 Internal Server Error"
+WRITE_DESCRIPTIONS = ("Add the provider error fixture", "Name the wait and add a 500 line")
+WRITE_LEADS = ("I'll add a fixture of provider error lines for the tests.",
+               "Now the rate-limit line names its wait, and a 500 line follows it.")
+# The file tools' names in each CLI's request, in order of preference: Claude
+# Code `Write`/`Edit`, Gemini CLI `write_file`/`replace`, Qwen Code
+# `write_file`/`edit`, opencode `write`/`edit`, Copilot CLI `create`/`edit`,
+# Codex `apply_patch` (a function with an `input` string, or a freeform tool).
+WRITE_TOOLS = ("Write", "write_file", "write", "create", "create_file", "str_replace_editor",
+               "str_replace_based_edit_tool", "apply_patch")
+EDIT_TOOLS = ("Edit", "replace", "edit", "str_replace", "edit_file", "str_replace_editor",
+              "str_replace_based_edit_tool", "apply_patch")
+PATH_ARGS = ("file_path", "filePath", "path", "absolute_path", "filename", "target_file")
+CONTENT_ARGS = ("content", "file_text", "contents", "text")
+OLD_ARGS = ("old_string", "oldString", "old_str", "old_text")
+NEW_ARGS = ("new_string", "newString", "new_str", "new_text")
+# Where a request names the session's working directory (Codex's
+# `<cwd>…</cwd>`, Claude Code's and opencode's `Working directory: …`, Gemini
+# CLI's and Qwen Code's `I'm currently working in the directory: …`).
+WORKDIR_RES = (
+    r"<cwd>\s*(/[^<\s]+)\s*</cwd>",
+    r"(?i)working directory(?: is)?\s*[:=]?\s*`?(/[^\s'\"`<>]+)",
+    r"(?i)working in the directory:?\s*`?(/[^\s'\"`<>]+)",
+    r"(?i)\bcwd\b\s*[:=]\s*`?(/[^\s'\"`<>]+)",
+)
+
+
+def _strings(o):
+    if isinstance(o, str):
+        yield o
+    elif isinstance(o, dict):
+        for v in o.values():
+            yield from _strings(v)
+    elif isinstance(o, list):
+        for v in o:
+            yield from _strings(v)
+
+
+def request_workdir(body: dict) -> str | None:
+    """The working directory the request's system prompt or context names."""
+    texts = list(_strings(body))
+    for rx in WORKDIR_RES:
+        for t in texts:
+            m = re.search(rx, t)
+            if m:
+                return m.group(1).rstrip(".,;:)")
+    return None
+
+
+def write_patch(step: int) -> str:
+    """Codex's apply_patch text: the new file, then the hunk that edits it."""
+    if step == 0:
+        body = "".join("+" + line + "\n" for line in WRITE_LINES)
+        return "*** Begin Patch\n*** Add File: %s\n%s*** End Patch\n" % (WRITE_FILE, body)
+    i = WRITE_LINES.index(EDIT_OLD)
+    hunk = (" %s\n-%s\n" % (WRITE_LINES[i - 1], EDIT_OLD) + "".join("+" + x + "\n" for x in EDIT_NEW.split("\n"))
+            + " %s\n" % WRITE_LINES[i + 1])
+    return "*** Begin Patch\n*** Update File: %s\n@@\n%s*** End Patch\n" % (WRITE_FILE, hunk)
+
+
+def pick_file_tool(tools: list[tuple[str, dict]], step: int):
+    """(name, schema) of the request's file-writing tool (step 0) or edit tool
+    (step 1), else None."""
+    names = {name: schema for name, schema in tools}
+    for want in (WRITE_TOOLS if step == 0 else EDIT_TOOLS):
+        if want in names:
+            return want, names[want]
+    return None
+
+
+def _first(props: dict, wanted) -> str | None:
+    return next((a for a in wanted if a in props), None)
+
+
+def file_tool_arguments(name: str, schema: dict, step: int, workdir: str | None):
+    """The arguments of the write (step 0) or edit (step 1) call of tool
+    `name`: a dict, or for a freeform `apply_patch` the patch text itself. The
+    path is absolute (under the request's working directory) where the path
+    argument's description asks for an absolute path and the request names the
+    directory, else relative."""
+    if name == "apply_patch":
+        props = schema.get("properties") or {}
+        if not props:
+            return write_patch(step)
+        return {(_first(props, ("input", "patch")) or "input"): write_patch(step)}
+    props = schema.get("properties") or {}
+    path_arg = _first(props, PATH_ARGS) or "file_path"
+    absolute = "absolute" in str((props.get(path_arg) or {}).get("description", "")).lower()
+    path = WRITE_FILE
+    if absolute and workdir:
+        path = workdir.rstrip("/") + "/" + WRITE_FILE
+    args = {path_arg: path}
+    if step == 0:
+        args[_first(props, CONTENT_ARGS) or "content"] = "\n".join(WRITE_LINES) + "\n"
+    else:
+        args[_first(props, OLD_ARGS) or "old_string"] = EDIT_OLD
+        args[_first(props, NEW_ARGS) or "new_string"] = EDIT_NEW
+    # one tool for every file action (`str_replace_editor`): say which
+    cmd = props.get("command") or {}
+    if cmd.get("enum"):
+        want = ("create",) if step == 0 else ("str_replace", "replace", "edit")
+        args["command"] = next((w for w in want if w in cmd["enum"]), cmd["enum"][0])
+    for arg in schema.get("required") or []:
+        if arg not in args:
+            args[arg] = _fill(arg, props.get(arg) or {}, WRITE_DESCRIPTIONS[step])
+    return args
+
+
+def file_shell_command(shell: str, step: int) -> str:
+    """Without a file tool: the same write or edit through the shell tool
+    (Codex takes an `apply_patch` heredoc as a patch)."""
+    if shell in ("exec_command", "shell", "shell_command", "local_shell"):
+        return "apply_patch <<'EOF'\n%sEOF" % write_patch(step)
+    if step == 0:
+        return "mkdir -p fixtures && cat > %s <<'EOF'\n%s\nEOF" % (WRITE_FILE, "\n".join(WRITE_LINES))
+    return "sed -i 's/^%s$/%s/' %s" % (EDIT_OLD.replace(".", r"\."), EDIT_NEW.replace("\n", r"\n"), WRITE_FILE)
+
+
+def responses_tool_type(body: dict, name: str) -> str:
+    """`function`, or `custom` for a freeform tool, in a Responses request."""
+    for t in body.get("tools") or []:
+        if isinstance(t, dict) and t.get("name") == name:
+            return t.get("type") or "function"
+    return "function"
 
 
 # midstream: events sent before the connection drops (the answer has begun,
@@ -1072,10 +1240,60 @@ class Handler(BaseHTTPRequestHandler):
             self._send_json(200, answer)
         return True
 
+    def _tool_scenario_turn(self, family, body, path, query):
+        """`tool` and `write`: a tool call when the step calls for one."""
+        if self.scenario == "tool":
+            return self._tool_turn(family, body, path, query)
+        if self.scenario == "write":
+            return self._write_turn(family, body, path, query)
+        return False
+
+    def _write_turn(self, family, body, path, query):
+        """`write`: the first generation request of a conversation gets a call
+        of its file-writing tool, the second a call of its edit tool (counted
+        by the tool results the request holds, as in `tool`); True when such a
+        call was sent. Without a file tool, the same change goes through the
+        shell tool; without either (titles, summaries), and from the third
+        request on, the healthy answer."""
+        step = tool_results(family, body)
+        tools = request_tools(family, body)
+        names = ",".join(n for n, _ in tools)
+        # a side request that wants a JSON object (Codex's thread title, which
+        # offers apply_patch too) is no step of the conversation
+        side = ((body.get("text") or {}).get("format") or {}).get("type") == "json_schema" or (
+            (body.get("response_format") or {}).get("type") == "json_schema")
+        picked = pick_file_tool(tools, step) if step < 2 and not side else None
+        shell = pick_shell_tool(tools) if step < 2 and not side and picked is None else None
+        if picked is None and shell is None:
+            self._note = "tool: %d tool result(s), answer (tools: %s)" % (step, names or "none")
+            return False
+        workdir = request_workdir(body)
+        custom = False
+        if picked is not None:
+            name, schema = picked
+            args = file_tool_arguments(name, schema, step, workdir)
+            if isinstance(args, str):
+                custom = family == "openai-responses" and responses_tool_type(body, name) == "custom"
+                if not custom:
+                    args = {"input": args}
+            shown = "<patch>" if custom else ", ".join(args)
+        else:
+            name, schema = shell
+            args = tool_arguments(name, schema, file_shell_command(name, step), WRITE_DESCRIPTIONS[step])
+            shown = "shell fallback: " + ", ".join(args)
+        target = next((args[a] for a in PATH_ARGS if isinstance(args, dict) and a in args), WRITE_FILE)
+        self._log(200, family, "tool: call %d: %s(%s) on %s (tools: %s)" % (step + 1, name, shown, target, names))
+        stream, answer = tool_call_answer(family, body, path, query, name, args, WRITE_LEADS[step], custom)
+        if stream:
+            self._send_sse(answer, family)
+        else:
+            self._send_json(200, answer)
+        return True
+
     def _fault(self, family):
         """Answer the scenario's fault; True when a fault was sent."""
         sc = self.scenario
-        if sc in ("healthy", "tls", "tool"):
+        if sc in ("healthy", "tls", "tool", "write"):
             return False
         if sc == "flaky":
             with Handler.log_lock:
@@ -1227,7 +1445,7 @@ class Handler(BaseHTTPRequestHandler):
             fam = "anthropic"
             if self._fault(fam):
                 return
-            if self.scenario == "tool" and self._tool_turn(fam, body, path, query):
+            if self._tool_scenario_turn(fam, body, path, query):
                 return
             self._log(200, fam, self._note)
             if body.get("stream"):
@@ -1238,7 +1456,7 @@ class Handler(BaseHTTPRequestHandler):
             fam = "openai-chat"
             if self._fault(fam):
                 return
-            if self.scenario == "tool" and self._tool_turn(fam, body, path, query):
+            if self._tool_scenario_turn(fam, body, path, query):
                 return
             self._log(200, fam, self._note)
             if body.get("stream"):
@@ -1249,7 +1467,7 @@ class Handler(BaseHTTPRequestHandler):
             fam = "openai-responses"
             if self._fault(fam):
                 return
-            if self.scenario == "tool" and self._tool_turn(fam, body, path, query):
+            if self._tool_scenario_turn(fam, body, path, query):
                 return
             self._log(200, fam, self._note)
             if body.get("stream", False):
@@ -1260,7 +1478,7 @@ class Handler(BaseHTTPRequestHandler):
             fam = "gemini"
             if self._fault(fam):
                 return
-            if self.scenario == "tool" and self._tool_turn(fam, body, path, query):
+            if self._tool_scenario_turn(fam, body, path, query):
                 return
             self._log(200, fam, self._note)
             if ":streamGenerateContent" in path:

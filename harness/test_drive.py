@@ -246,6 +246,56 @@ class ProviderAnswerTest(unittest.TestCase):
             body = json.loads(self.serve("tool", **extra).getresponse().read())
             self.assertEqual(body["choices"][0]["message"]["content"], fake_provider.HEALTHY_TEXT)
 
+    def test_write_writes_the_fixture_then_edits_it_then_answers(self):
+        path_prop = {"type": "string", "description": "The absolute path to the file"}
+        write = {"name": "Write", "input_schema": {"type": "object", "required": ["file_path", "content"],
+                 "properties": {"file_path": path_prop, "content": {"type": "string"}}}}
+        edit = {"name": "Edit", "input_schema": {"type": "object",
+                "required": ["file_path", "old_string", "new_string"],
+                "properties": {"file_path": path_prop, "old_string": {"type": "string"},
+                               "new_string": {"type": "string"}, "replace_all": {"type": "boolean"}}}}
+        bash = {"name": "Bash", "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}}}
+        system = "You are an agent.\n<env>\nWorking directory: /tmp/proj/work\nPlatform: linux\n</env>"
+        tools = [bash, write, edit]
+        msg = json.loads(self.serve("write", "/v1/messages", max_tokens=8, tools=tools,
+                                    system=system).getresponse().read())
+        use = msg["content"][-1]
+        self.assertEqual(use["name"], "Write")
+        self.assertEqual(use["input"]["file_path"], "/tmp/proj/work/fixtures/provider-errors.txt")
+        self.assertEqual(use["input"]["content"].splitlines(), list(fake_provider.WRITE_LINES))
+        # one tool result: the edit
+        history = [{"role": "user", "content": "hi"},
+                   {"role": "assistant", "content": [dict(use)]},
+                   {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use["id"], "content": "ok"}]}]
+        msg = json.loads(self.serve("write", "/v1/messages", max_tokens=8, tools=tools, system=system,
+                                    messages=history).getresponse().read())
+        use = msg["content"][-1]
+        self.assertEqual(use["name"], "Edit")
+        self.assertEqual(use["input"]["old_string"], "Rate limit exceeded. Please try again later.")
+        self.assertEqual(use["input"]["new_string"],
+                         "Rate limit exceeded. Please try again in 20s.\nError: 500 Internal Server Error")
+        self.assertNotIn("replace_all", use["input"])
+        # Codex: a streamed Responses request with a freeform apply_patch tool
+        patch_tool = {"type": "custom", "name": "apply_patch", "format": {"type": "grammar"}}
+        raw = self.serve("write", "/v1/responses", stream=True, tools=[patch_tool],
+                         input=[{"type": "message", "role": "user", "content": "hi"}]).getresponse().read().decode()
+        items = [json.loads(f.split("data: ", 1)[1])["item"] for f in raw.split("\n\n")
+                 if "response.output_item.done" in f.split("\n")[0]]
+        call = items[-1]
+        self.assertEqual((call["type"], call["name"]), ("custom_tool_call", "apply_patch"))
+        self.assertTrue(call["input"].startswith("*** Begin Patch\n*** Add File: fixtures/provider-errors.txt\n"
+                                                 "+API Error: 529 Overloaded\n"))
+        # two tool results, or a side request for a JSON object (Codex's thread title): the healthy answer
+        done = [{"type": "custom_tool_call_output", "call_id": "c%d" % i, "output": "ok"} for i in (1, 2)]
+        title = {"format": {"type": "json_schema", "name": "codex_output_schema", "schema": {}}}
+        for extra in ({"input": done}, {"input": [], "text": title}):
+            body = json.loads(self.serve("write", "/v1/responses", tools=[patch_tool], **extra).getresponse().read())
+            self.assertEqual(body["output"][-1]["content"][0]["text"], fake_provider.HEALTHY_TEXT)
+        # the edit as a patch: the changed line, the new one, context around them
+        patch = fake_provider.write_patch(1)
+        self.assertIn("-Rate limit exceeded. Please try again later.\n+Rate limit exceeded. Please try again "
+                      "in 20s.\n+Error: 500 Internal Server Error\n", patch)
+
 
 class ReapTest(unittest.TestCase):
     def test_ends_what_a_run_left_behind_and_nothing_else(self):
