@@ -922,6 +922,11 @@ fn the_agent_s_errors_around_a_tool_s_output_stay_faults() {
             "opencode",
             "  ┃\n  ┃  $ npm test\n  ┃\n  ┃  ok\n  ┃\n\n  ┃\n  ┃  Incorrect API key provided: <FAKE_KEY>. You can find your API key in your account settings.\n  ┃\n",
         ),
+        // The error toast drawn over a row of the shell block.
+        (
+            "opencode",
+            "  ┃\n  ┃  $ npm test\n  ┃\n  ┃  ok          ┃  {\"message\":\"The server is overloaded. Please try again later.\"}  ┃\n  ┃\n",
+        ),
         (
             "opencode",
             "  ┃\n  ┃  $ npm test\n  ┃\n  ┃  ok\n  ┃\n   ⬝⬝⬝⬝⬝⬝⬝⬝ Cannot connect to API: Unable to connect. Is the computer able to access the url… [retrying in 10s attempt #2]\n",
