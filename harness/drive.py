@@ -81,12 +81,13 @@ HEIGHT_ROWS = 40
 SCENARIO_ROWS = {"tool": 60, "write": 60}
 # `tool`, `write`: the key that shows the tools' output in full (Claude Code's
 # transcript view, Gemini CLI's and Qwen Code's Ctrl+O, Copilot CLI's "toggle all
-# timeline"), pressed after the run; the screen then is `<scenario>.pane-expanded`.
+# timeline", the OpenHands CLI's "Toggle Cells", which opens every collapsed `▶`
+# cell), pressed after the run; the screen then is `<scenario>.pane-expanded`.
 # Not Codex's Ctrl+T: it opens a full-screen transcript overlay with a layout
 # of its own (`$ cmd`, the output at the left edge, no glyph), a screen a person
 # opens and no capture of the session's main view shows; faultsift does not
 # read it as a tool's output (GUIDE, "Known limits").
-EXPAND_KEYS = {"claude": "C-o", "gemini": "C-o", "qwen": "C-o", "copilot": "C-o"}
+EXPAND_KEYS = {"claude": "C-o", "gemini": "C-o", "qwen": "C-o", "copilot": "C-o", "openhands": "C-o"}
 PROMPT = "Reply with one short sentence: what is 2+2?"
 
 # What an orchestrator should do, and the kind, per scenario (README explains).
@@ -654,6 +655,10 @@ def scrub(data: bytes, subs: list[tuple[str, str]]) -> bytes:
     host = socket.gethostname()
     if len(host) >= 4:
         text = re.sub(r"(?<![\w.-])%s(?![\w-])" % re.escape(host), "<HOST>", text)
+    elif host:
+        # a short name only where a field names it (the OpenHands SDK's terminal
+        # observations carry `"hostname": …` in their metadata)
+        text = re.sub(r'("hostname":\s*")%s(")' % re.escape(host), r"\1<HOST>\2", text)
     text = re.sub(r"127\.0\.0\.1:\d{2,5}", "127.0.0.1:<PORT>", text)
     text = re.sub(r"localhost:\d{2,5}", "localhost:<PORT>", text)
     text = re.sub(r"%s:\d{2,5}" % re.escape(DNS_HOST), DNS_HOST + ":<PORT>", text)

@@ -80,13 +80,15 @@ The scenario decides what the generation endpoints answer:
                 results in the request): how each CLI draws a tool's output
   write         no fault: the first generation request gets a call of the
                 request's file-writing tool (Claude `Write`, Gemini/Qwen
-                `write_file`, opencode `write`, Copilot `create`, Codex an
-                `apply_patch` `*** Add File:` patch) creating
+                `write_file`, opencode `write`, Copilot `create`, OpenHands
+                `file_editor` create, Codex an `apply_patch` `*** Add File:`
+                patch) creating
                 fixtures/provider-errors.txt with eight error-looking lines, the
                 second a call of its edit tool (`Edit`, `replace`, `edit`, an
                 `*** Update File:` patch) that rewrites one of them and adds a
-                ninth, the third the healthy answer (the step is the number of
-                tool results, as in `tool`): how each CLI draws a file tool
+                ninth (OpenHands: `file_editor` str_replace), the third the
+                healthy answer (the step is the number of tool results, as in
+                `tool`): how each CLI draws a file tool
   tls           every answer is healthy, but over HTTPS with a self-signed
                 certificate (`--tls-cert`/`--tls-key`): the client refuses it
                 (a depth-zero self-signed certificate; a proxy that re-signs
@@ -622,8 +624,30 @@ TOOL_LEADS = ("I'll run the service checks first.", "Now the failing check again
 # `local_shell` has no name: it is a tool `type`).
 SHELL_TOOLS = ("Bash", "bash", "run_shell_command", "shell", "shell_command", "exec_command",
                "local_shell", "container.exec", "execute_command", "run_terminal_cmd", "terminal",
-               "powershell")
+               "execute_bash", "powershell")
 COMMAND_ARGS = ("command", "cmd", "commandLine", "command_line", "script")
+# What a model says of its call where the schema asks for it: Claude Code's and
+# Gemini CLI's `description`, the OpenHands SDK's `summary` (optional, on every
+# tool; without it the CLI titles the call `terminal: {"command": …}`)
+DESCRIPTION_ARGS = ("description", "summary")
+# The risk a model names where the schema asks for it (the OpenHands SDK's
+# required `security_risk`, whose enum begins with UNKNOWN)
+RISK_VALUE = "LOW"
+
+
+# Shell tools that send every command to one persistent shell (the OpenHands
+# SDK's `terminal`, in tmux): a top-level `exit` ends that shell, and the call's
+# result is then the SDK's own "terminal session was reset" error, not the
+# command's output; there the failing command exits from a subshell.
+PERSISTENT_SHELL_TOOLS = ("terminal", "execute_bash")
+
+
+def tool_command(shell: str, step: int) -> str:
+    """The `tool` scenario's command of the step for the shell tool `shell`."""
+    command = TOOL_COMMANDS[step]
+    if shell in PERSISTENT_SHELL_TOOLS and re.search(r"(^|;)\s*exit\b", command):
+        return "(%s)" % command
+    return command
 
 
 def request_tools(family: str, body: dict) -> list[tuple[str, dict]]:
@@ -693,7 +717,7 @@ def tool_arguments(name: str, schema: dict, command: str, description: str) -> d
         return {"command": ["bash", "-lc", command]}
     props = schema.get("properties") or {}
     wanted = list(schema.get("required") or [])
-    for extra in (*COMMAND_ARGS, "description"):
+    for extra in (*COMMAND_ARGS, *DESCRIPTION_ARGS):
         if extra in props and extra not in wanted:
             wanted.append(extra)
     if not any(a in wanted for a in COMMAND_ARGS):
@@ -716,9 +740,9 @@ def _fill(arg: str, prop: dict, description: str):
     if "default" in prop:
         return prop["default"]
     if prop.get("enum"):
-        return prop["enum"][0]
+        return RISK_VALUE if arg == "security_risk" and RISK_VALUE in prop["enum"] else prop["enum"][0]
     if kind == "string":
-        return description if "desc" in arg.lower() or arg in ("title", "instruction") else "."
+        return description if "desc" in arg.lower() or arg in ("title", "instruction", "summary") else "."
     if kind in ("integer", "number"):
         return 30000 if arg.endswith("_ms") or "ms" in arg.lower() else 30
     if kind == "boolean":
@@ -862,11 +886,12 @@ WRITE_LEADS = ("I'll add a fixture of provider error lines for the tests.",
 # The file tools' names in each CLI's request, in order of preference: Claude
 # Code `Write`/`Edit`, Gemini CLI `write_file`/`replace`, Qwen Code
 # `write_file`/`edit`, opencode `write`/`edit`, Copilot CLI `create`/`edit`,
-# Codex `apply_patch` (a function with an `input` string, or a freeform tool).
+# Codex `apply_patch` (a function with an `input` string, or a freeform tool),
+# the OpenHands CLI `file_editor` (one tool: `command` create / str_replace).
 WRITE_TOOLS = ("Write", "write_file", "write", "create", "create_file", "str_replace_editor",
-               "str_replace_based_edit_tool", "apply_patch")
+               "str_replace_based_edit_tool", "file_editor", "apply_patch")
 EDIT_TOOLS = ("Edit", "replace", "edit", "str_replace", "edit_file", "str_replace_editor",
-              "str_replace_based_edit_tool", "apply_patch")
+              "str_replace_based_edit_tool", "file_editor", "apply_patch")
 PATH_ARGS = ("file_path", "filePath", "path", "absolute_path", "filename", "target_file")
 CONTENT_ARGS = ("content", "file_text", "contents", "text")
 OLD_ARGS = ("old_string", "oldString", "old_str", "old_text")
@@ -957,7 +982,9 @@ def file_tool_arguments(name: str, schema: dict, step: int, workdir: str | None)
     if cmd.get("enum"):
         want = ("create",) if step == 0 else ("str_replace", "replace", "edit")
         args["command"] = next((w for w in want if w in cmd["enum"]), cmd["enum"][0])
-    for arg in schema.get("required") or []:
+    # (of the optional descriptions only the OpenHands SDK's `summary`: a file
+    # tool's `description` may be something else than the call's)
+    for arg in [*(schema.get("required") or []), *(["summary"] if "summary" in props else [])]:
         if arg not in args:
             args[arg] = _fill(arg, props.get(arg) or {}, WRITE_DESCRIPTIONS[step])
     return args
@@ -1231,7 +1258,7 @@ class Handler(BaseHTTPRequestHandler):
             self._note = "tool: %d tool result(s), answer (tools: %s)" % (step, names or "none")
             return False
         name, schema = shell
-        args = tool_arguments(name, schema, TOOL_COMMANDS[step], TOOL_DESCRIPTIONS[step])
+        args = tool_arguments(name, schema, tool_command(name, step), TOOL_DESCRIPTIONS[step])
         self._log(200, family, "tool: call %d: %s(%s) (tools: %s)" % (step + 1, name, ", ".join(args), names))
         stream, answer = tool_call_answer(family, body, path, query, name, args, TOOL_LEADS[step])
         if stream:

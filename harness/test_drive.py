@@ -297,6 +297,64 @@ class ProviderAnswerTest(unittest.TestCase):
                       "in 20s.\n+Error: 500 Internal Server Error\n", patch)
 
 
+    def test_openhands_gets_its_terminal_and_file_editor_calls(self):
+        # the OpenHands SDK's shapes: `summary` (optional) and `security_risk`
+        # (required, an enum beginning with UNKNOWN) on every tool; one
+        # `file_editor` for create and str_replace, whose path must be absolute
+        # (the working directory is in that tool's description)
+        meta = {"security_risk": {"type": "string", "enum": ["UNKNOWN", "LOW", "MEDIUM", "HIGH"]},
+                "summary": {"type": "string", "description": "A concise summary (approximately 10 words)"}}
+        terminal = {"type": "function", "function": {
+            "name": "terminal", "description": "Execute a bash command in the terminal.",
+            "parameters": {"type": "object", "required": ["command", "security_risk"], "properties": dict(
+                {"command": {"type": "string"}, "is_input": {"type": "boolean"},
+                 "timeout": {"type": "number"}, "reset": {"type": "boolean"}}, **meta)}}}
+        editor = {"type": "function", "function": {
+            "name": "file_editor",
+            "description": "Custom editing tool.\n\nYour current working directory is: /tmp/oh/work\n",
+            "parameters": {"type": "object", "required": ["command", "path", "security_risk"], "properties": dict(
+                {"command": {"type": "string", "enum": ["view", "create", "str_replace", "insert", "undo_edit"]},
+                 "path": {"type": "string", "description": "Absolute path to file or directory."},
+                 "file_text": {"type": "string"}, "old_str": {"type": "string"}, "new_str": {"type": "string"},
+                 "insert_line": {"type": "integer"}}, **meta)}}}
+        others = [{"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {}}}}
+                  for n in ("task_tracker", "task", "finish", "think")]
+        tools = [terminal, editor, *others]
+        system = {"role": "system", "content": "You are OpenHands agent. Do NOT assume a path is relative to the "
+                                               "current working directory."}
+
+        def call(scenario, results=0):
+            history = [system, {"role": "user", "content": "hi"}]
+            history += [{"role": "tool", "tool_call_id": "c%d" % i, "content": "ok"} for i in range(results)]
+            body = json.loads(self.serve(scenario, tools=tools, messages=history).getresponse().read())
+            calls = body["choices"][0]["message"].get("tool_calls") or []
+            return [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in calls]
+
+        (name, args), = call("tool")
+        self.assertEqual(name, "terminal")
+        self.assertIn("last line of the first tool", args["command"])
+        self.assertEqual((args["summary"], args["security_risk"]), ("Print the service check log", "LOW"))
+        self.assertNotIn("is_input", args)
+        # the failing command exits from a subshell: a top-level `exit` would end
+        # the SDK's persistent shell (its result then the SDK's reset error)
+        (name, args), = call("tool", 1)
+        self.assertEqual((name, args["summary"]), ("terminal", "Re-run the failing check"))
+        self.assertTrue(args["command"].startswith("(printf 'API Error: 529 Overloaded"))
+        self.assertTrue(args["command"].endswith("; exit 1)"))
+        self.assertEqual(call("tool", 2), [])
+        (name, args), = call("write")
+        self.assertEqual(name, "file_editor")
+        self.assertEqual(args["command"], "create")
+        self.assertEqual(args["path"], "/tmp/oh/work/fixtures/provider-errors.txt")
+        self.assertEqual(args["file_text"].splitlines(), list(fake_provider.WRITE_LINES))
+        self.assertEqual((args["summary"], args["security_risk"]), ("Add the provider error fixture", "LOW"))
+        (name, args), = call("write", 1)
+        self.assertEqual((name, args["command"]), ("file_editor", "str_replace"))
+        self.assertEqual((args["old_str"], args["new_str"]), (fake_provider.EDIT_OLD, fake_provider.EDIT_NEW))
+        self.assertNotIn("file_text", args)
+        self.assertEqual(call("write", 2), [])
+
+
 class ReapTest(unittest.TestCase):
     def test_ends_what_a_run_left_behind_and_nothing_else(self):
         import subprocess
