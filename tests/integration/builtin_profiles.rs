@@ -866,6 +866,45 @@ fn a_tool_s_output_is_not_the_agent_s_error() {
     assert!(fired.is_empty(), "{} fired:\n{}", fired.len(), fired.join("\n"));
 }
 
+/// The same lines as the tool's output in the real panes of the harness's
+/// `tool` scenario (testdata/clients/*/tool.pane*): each takes the place of
+/// the tool's `line10` row, as the CLI drew it, and none is a fault.
+#[test]
+fn a_tool_s_output_in_the_real_panes_is_not_the_agent_s_error() {
+    let text = std::fs::read_to_string(testdata("tool-output/healthy-lines.txt")).unwrap();
+    let bodies: std::collections::BTreeSet<&str> =
+        text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).map(str::trim_start).collect();
+    let panes = [
+        ("claude", "claude@2.1.332/tool.pane-expanded"),
+        ("codex", "codex@0.171.0/tool.pane"),
+        ("gemini", "gemini@0.61.0/tool.pane"),
+        ("qwen", "qwen@0.24.4/tool.pane"),
+        ("copilot", "copilot@1.0.102/tool.pane-expanded"),
+        ("opencode", "opencode@1.18.33/tool.pane"),
+    ];
+    let mut fired = Vec::new();
+    for (name, path) in panes {
+        let pane = std::fs::read_to_string(testdata(&format!("clients/{path}"))).unwrap();
+        let lines: Vec<&str> = pane.lines().collect();
+        // The tool's own `line10` row (the command that printed it names it too).
+        let rows: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].trim_matches(|c: char| c.is_whitespace() || "│┃└⎿".contains(c)) == "line10")
+            .collect();
+        assert_eq!(rows.len(), 1, "{path}: rows {rows:?}");
+        let profile = compiled(name);
+        for body in &bodies {
+            let mut log = lines.clone();
+            let row = lines[rows[0]].replacen("line10", body, 1);
+            log[rows[0]] = &row;
+            let v = classify(&profile, (log.join("\n") + "\n").as_bytes());
+            if v.env_fault {
+                fired.push(format!("{path}: {row:?} -> {:?}", v.rule));
+            }
+        }
+    }
+    assert!(fired.is_empty(), "{} fired:\n{}", fired.len(), fired.join("\n"));
+}
+
 /// opencode shows an in-stream error object it cannot map as JSON in the
 /// session's error block (testdata/clients/opencode@1.18.33/stream-overloaded.pane);
 /// the same object printed by a `curl` in a shell block is the project's own
