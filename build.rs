@@ -272,24 +272,21 @@ fn builtins(dir: &Path) -> String {
         // The pane's structure: each pattern with its `regex-lite` form.
         let tool_output = table.get("tool_output").map(|v| {
             let t = v.as_table().unwrap_or_else(|| panic!("{}: tool_output is a table", f.display()));
-            let entries: Vec<String> = ["item", "tool", "result", "row"]
-                .iter()
-                .map(|k| {
-                    let what = format!("tool_output.{k}");
-                    let Some(p) = t.get(*k).and_then(|v| v.as_str()) else {
-                        assert_eq!(*k, "result", "{}: {what} is missing", f.display());
-                        return "None".to_string();
-                    };
-                    // `item` alone may take blank lines (schema.rs says why).
-                    let hir = if *k == "item" {
-                        parse(p, false).unwrap_or_else(|e| panic!("{}: {what}: {e}", f.display()))
-                    } else {
-                        checked(&f, &what, p, false)
-                    };
-                    format!("Some(({p:?}, {}))", lite_form(&hir))
+            let built = |k: &str| {
+                t.get(k).and_then(|v| v.as_str()).map(|p| {
+                    let hir = checked(&f, &format!("tool_output.{k}"), p, false);
+                    format!("({p:?}, {})", lite_form(&hir))
                 })
-                .collect();
-            format!("Some([{}])", entries.join(", "))
+            };
+            let required = |k: &str| built(k).unwrap_or_else(|| panic!("{}: tool_output.{k} is missing", f.display()));
+            let blank_ends_item = t.get("blank_ends_item").and_then(|v| v.as_bool()).unwrap_or(false);
+            format!(
+                "Some(BuiltToolOutput {{ item: {}, tool: {}, result: {}, row: {}, blank_ends_item: {blank_ends_item} }})",
+                required("item"),
+                required("tool"),
+                built("result").map_or_else(|| "None".to_string(), |r| format!("Some({r})")),
+                required("row"),
+            )
         });
         let _ = writeln!(out, "        tool_output: {},", tool_output.as_deref().unwrap_or("None"));
         out.push_str("    },\n");

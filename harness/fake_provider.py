@@ -692,12 +692,14 @@ def tool_results(family: str, body: dict) -> int:
     return n
 
 
-def pick_shell_tool(tools: list[tuple[str, dict]]):
+def pick_tool(tools: list[tuple[str, dict]], wanted) -> tuple[str, dict] | None:
+    """(name, schema) of the first of the `wanted` names the request offers."""
     names = {name: schema for name, schema in tools}
-    for want in SHELL_TOOLS:
-        if want in names:
-            return want, names[want]
-    return None
+    return next(((w, names[w]) for w in wanted if w in names), None)
+
+
+def pick_shell_tool(tools: list[tuple[str, dict]]):
+    return pick_tool(tools, SHELL_TOOLS)
 
 
 def _schema_type(prop: dict) -> str:
@@ -943,11 +945,7 @@ def write_patch(step: int) -> str:
 def pick_file_tool(tools: list[tuple[str, dict]], step: int):
     """(name, schema) of the request's file-writing tool (step 0) or edit tool
     (step 1), else None."""
-    names = {name: schema for name, schema in tools}
-    for want in (WRITE_TOOLS if step == 0 else EDIT_TOOLS):
-        if want in names:
-            return want, names[want]
-    return None
+    return pick_tool(tools, WRITE_TOOLS if step == 0 else EDIT_TOOLS)
 
 
 def _first(props: dict, wanted) -> str | None:
@@ -1260,7 +1258,11 @@ class Handler(BaseHTTPRequestHandler):
         name, schema = shell
         args = tool_arguments(name, schema, tool_command(name, step), TOOL_DESCRIPTIONS[step])
         self._log(200, family, "tool: call %d: %s(%s) (tools: %s)" % (step + 1, name, ", ".join(args), names))
-        stream, answer = tool_call_answer(family, body, path, query, name, args, TOOL_LEADS[step])
+        return self._send_call(tool_call_answer(family, body, path, query, name, args, TOOL_LEADS[step]), family)
+
+    def _send_call(self, streamed_answer, family):
+        """Sends `tool_call_answer`'s answer, streamed or whole; True."""
+        stream, answer = streamed_answer
         if stream:
             self._send_sse(answer, family)
         else:
@@ -1310,12 +1312,8 @@ class Handler(BaseHTTPRequestHandler):
             shown = "shell fallback: " + ", ".join(args)
         target = next((args[a] for a in PATH_ARGS if isinstance(args, dict) and a in args), WRITE_FILE)
         self._log(200, family, "tool: call %d: %s(%s) on %s (tools: %s)" % (step + 1, name, shown, target, names))
-        stream, answer = tool_call_answer(family, body, path, query, name, args, WRITE_LEADS[step], custom)
-        if stream:
-            self._send_sse(answer, family)
-        else:
-            self._send_json(200, answer)
-        return True
+        return self._send_call(
+            tool_call_answer(family, body, path, query, name, args, WRITE_LEADS[step], custom), family)
 
     def _fault(self, family):
         """Answer the scenario's fault; True when a fault was sent."""

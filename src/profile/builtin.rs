@@ -36,14 +36,28 @@ pub struct Builtin {
     pub busy_literals: &'static [Option<&'static [&'static str]>],
     /// Per `volatile` pattern, the same.
     pub volatile_literals: &'static [Option<&'static [&'static str]>],
-    /// `tool_output`'s `item`, `tool`, `result` and `row` patterns, when
-    /// set (`result` may be absent).
-    pub tool_output: Option<[Option<BuiltPattern>; 4]>,
+    /// `tool_output`, when set.
+    pub tool_output: Option<BuiltToolOutput>,
 }
 
 /// A built-in pattern with its form for `regex-lite`, worked out when
 /// faultsift was built.
 pub type BuiltPattern = (&'static str, Option<LiteForm>);
+
+/// A built-in profile's `tool_output` ([`crate::profile::ToolOutput`]).
+#[derive(Debug, Clone, Copy)]
+pub struct BuiltToolOutput {
+    /// `item`.
+    pub item: BuiltPattern,
+    /// `tool`.
+    pub tool: BuiltPattern,
+    /// `result`, when set.
+    pub result: Option<BuiltPattern>,
+    /// `row`.
+    pub row: BuiltPattern,
+    /// `blank_ends_item`.
+    pub blank_ends_item: bool,
+}
 
 /// A built-in rule as matching needs it (no examples, no prose).
 #[derive(Debug, Clone, Copy)]

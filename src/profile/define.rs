@@ -34,7 +34,8 @@ pub struct DefineError {
 
 /// Expands every `{{name}}` in the pattern-bearing keys of `table` (rule
 /// `pattern`, `patterns` and `after.pattern`; top-level `progress`, `busy`,
-/// `volatile` and `env_fault_patterns`), and removes `[define]`. Examples and
+/// `volatile` and `env_fault_patterns`; `tool_output`'s patterns), and
+/// removes `[define]`. Examples and
 /// counterexamples are text, not patterns, and are left as written.
 ///
 /// A fragment is inserted as written, so write it as one group (`(?:…)`)
@@ -55,6 +56,13 @@ pub fn expand(table: &mut toml::Table, limits: Limits) -> Result<(), DefineError
         if let Some(toml::Value::Array(items)) = table.get_mut(key) {
             for (i, item) in items.iter_mut().enumerate() {
                 expand_value(item, &defines, &mut budget, || format!("{key}[{i}]"))?;
+            }
+        }
+    }
+    if let Some(toml::Value::Table(t)) = table.get_mut("tool_output") {
+        for key in ["item", "tool", "result", "row"] {
+            if let Some(p) = t.get_mut(key) {
+                expand_value(p, &defines, &mut budget, || format!("tool_output.{key}"))?;
             }
         }
     }
@@ -226,6 +234,7 @@ mod tests {
             r#"
 progress = ['{{lead}}Ran ']
 busy = ['{{lead}}Working']
+tool_output = { item = '{{lead}}', tool = '{{lead}}Ran ', row = '^ {4}' }
 [define]
 lead = '^\s*(?:■ )?'
 [[rule]]
@@ -239,6 +248,7 @@ after = { pattern = '{{lead}}API Error', within = 3 }
         assert!(!t.contains_key("define"));
         assert_eq!(t["progress"][0].as_str(), Some(r"^\s*(?:■ )?Ran "));
         assert_eq!(t["busy"][0].as_str(), Some(r"^\s*(?:■ )?Working"));
+        assert_eq!(t["tool_output"]["tool"].as_str(), Some(r"^\s*(?:■ )?Ran "));
         let rule = &t["rule"][0];
         assert_eq!(rule["patterns"][0].as_str(), Some(r"^\s*(?:■ )?stream error"));
         assert_eq!(rule["patterns"][1].as_str(), Some(r"x^\s*(?:■ )?y"));

@@ -344,15 +344,13 @@ fn lean(b: &builtin::Builtin, with_stall: bool) -> ProfileFile {
         } else {
             super::StallPatterns::default()
         },
-        tool_output: b.tool_output.and_then(|[item, tool, result, row]| {
-            let (item, tool, row) = (item?, tool?, row?);
-            Some(super::ToolOutput {
-                item: item.0.to_string(),
-                tool: tool.0.to_string(),
-                result: result.map(|r| r.0.to_string()),
-                row: row.0.to_string(),
-                lite: [item.1, tool.1, result.and_then(|r| r.1), row.1],
-            })
+        tool_output: b.tool_output.map(|t| super::ToolOutput {
+            item: t.item.0.to_string(),
+            tool: t.tool.0.to_string(),
+            result: t.result.map(|r| r.0.to_string()),
+            row: t.row.0.to_string(),
+            blank_ends_item: t.blank_ends_item,
+            lite: [t.item.1, t.tool.1, t.result.and_then(|r| r.1), t.row.1],
         }),
     }
 }

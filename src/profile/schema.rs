@@ -44,11 +44,6 @@ pub const MAX_TOOL_OUTPUT_REACH: usize = 200;
 /// rule's match on a tool's own output (the call's line, or the first result
 /// item below the call, or a row under either) is the program under work
 /// speaking, not the agent: it is not a hit.
-///
-/// `item` alone may match a blank line (`^\s*$|…`): a pane whose blocks are
-/// set apart by blank lines then ends an item there. A broader `item` can
-/// only shorten what is read as a tool's output, so matching the empty
-/// string, refused for every other pattern, is allowed for it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolOutput {
@@ -61,9 +56,12 @@ pub struct ToolOutput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,
     /// A line that continues the item above it (a tool output's indented
-    /// rows; a blank line does too, unless `item` takes it); any other line
-    /// ends the item.
+    /// rows); any other line ends the item.
     pub row: String,
+    /// Whether a blank line ends an item (a pane whose blocks a blank line
+    /// sets apart); otherwise an item goes on across blank lines.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub blank_ends_item: bool,
     /// Built-in patterns only: each one's form for `regex-lite` (item, tool,
     /// result, row), worked out when faultsift was built.
     #[serde(skip)]
@@ -308,13 +306,7 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
         let patterns =
             [("item", Some(&t.item)), ("tool", Some(&t.tool)), ("result", t.result.as_ref()), ("row", Some(&t.row))];
         for (key, pattern) in patterns.into_iter().filter_map(|(k, p)| Some((k, p?))) {
-            match check_pattern(pattern, false) {
-                // A blank-line `item` ends tool output sooner, never later.
-                Err(RuleError::MatchesEmpty { .. }) if key == "item" => {}
-                r => {
-                    r.map_err(|c| rule_err(format!("tool_output.{key}"), c))?;
-                }
-            }
+            check_pattern(pattern, false).map_err(|c| rule_err(format!("tool_output.{key}"), c))?;
         }
     }
 
@@ -530,11 +522,13 @@ pre = "echo hi"
         assert!(e.starts_with("t.toml: rule `tool_output.tool`: ") && e.contains("look-around"), "{e}");
         let e = parse_str("tool_output = { item = '^x', tool = '^y', result = '^z' }\n").unwrap_err();
         assert!(e.contains("row"), "{e}");
-        // `result` may be left out, and `item` alone may take blank lines.
-        let f = parse_str("tool_output = { item = '^\\s*$|^x', tool = '^y', row = '^ ' }\n").unwrap();
-        assert_eq!(f.tool_output.map(|t| (t.item, t.result)), Some(("^\\s*$|^x".to_string(), None)));
-        let e = parse_str("tool_output = { item = '^x', tool = '^y', row = '^ *' }\n").unwrap_err();
-        assert!(e.starts_with("t.toml: rule `tool_output.row`: ") && e.contains("empty"), "{e}");
+        // `result` may be left out; blank lines go on an item unless told.
+        let f = parse_str("tool_output = { item = '^x', tool = '^y', row = '^ ' }\n").unwrap();
+        assert_eq!(f.tool_output.map(|t| (t.result, t.blank_ends_item)), Some((None, false)));
+        let f = parse_str("tool_output = { item = '^x', tool = '^y', row = '^ ', blank_ends_item = true }\n").unwrap();
+        assert_eq!(f.tool_output.map(|t| t.blank_ends_item), Some(true));
+        let e = parse_str("tool_output = { item = '^\\s*$|^x', tool = '^y', row = '^ ' }\n").unwrap_err();
+        assert!(e.starts_with("t.toml: rule `tool_output.item`: ") && e.contains("empty"), "{e}");
     }
 
     #[test]

@@ -219,32 +219,37 @@ impl Framing {
 /// fault's hit: a healthy log compiles none).
 #[derive(Debug)]
 struct ToolCheck {
-    /// `item`, `tool`, `result` (which may be absent) and `row`.
-    patterns: [Option<String>; 4],
-    /// A built-in profile's forms for `regex-lite`, which compiles them in
-    /// microseconds; a file's patterns run on `regex`, within its limits.
-    lite: [Option<LiteForm>; 4],
-    regexes: OnceLock<Option<[Option<Engine>; 4]>>,
+    spec: crate::profile::ToolOutput,
+    /// `item`, `tool`, `result` (when set) and `row`. A built-in profile's
+    /// run on their `regex-lite` forms, which compile in microseconds; a
+    /// file's on `regex`, within its limits. None when one does not compile.
+    regexes: OnceLock<Option<ToolRegexes>>,
 }
+
+/// `tool_output`'s `item`, `tool`, `result` and `row`, compiled.
+type ToolRegexes = (Engine, Engine, Option<Engine>, Engine);
 
 impl ToolCheck {
     /// Whether line `line` of `cleaned` is a tool's own output: the line, or
     /// the item its rows continue, is a tool's call or the first result below
     /// a call. A later result under the same call is the agent's own (a retry
     /// notice hangs there too), and a line that neither starts an item nor is
-    /// a row (a blank line is one, unless `item` takes it) breaks the chain
-    /// (the agent's own line, or a row a pane cut).
+    /// a row breaks the chain (the agent's own line, or a row a pane cut), as
+    /// a blank line does where `blank_ends_item` says so.
     /// Adds the bytes searched to `searched`.
     fn is_tool_output(&self, cleaned: &Cleaned, line: usize, searched: &Cell<usize>) -> bool {
-        // A pattern that is set but does not compile turns the check off.
         let compiled = self.regexes.get_or_init(|| {
-            let new = |i: usize| match &self.patterns[i] {
-                Some(p) => Engine::compile(p, self.lite[i].filter(|l| !l.ascii_words)).map(Some),
-                None => Some(None),
+            let t = &self.spec;
+            // A lite form with ASCII word boundaries stands for its pattern
+            // only on some lines: such a pattern runs on `regex`.
+            let new = |p: &str, i: usize| Engine::compile(p, t.lite[i].filter(|l| !l.ascii_words));
+            let result = match &t.result {
+                Some(r) => Some(new(r, 2)?),
+                None => None,
             };
-            Some([new(0)?, new(1)?, new(2)?, new(3)?])
+            Some((new(&t.item, 0)?, new(&t.tool, 1)?, result, new(&t.row, 3)?))
         });
-        let Some([Some(item), Some(tool), result, Some(row)]) = compiled else {
+        let Some((item, tool, result, row)) = compiled else {
             return false;
         };
         let text = |i: usize| {
@@ -252,12 +257,9 @@ impl ToolCheck {
             searched.set(searched.get() + t.len());
             t
         };
-        // Blank lines are dropped when the log is cleaned; a line that did
-        // not follow the one above directly had one (or more) before it. A
-        // profile whose `item` takes a blank line ends an item there.
-        let blank_is_item = item.is_match("");
         // The item this line belongs to: itself, or the nearest one above
-        // reached through rows only.
+        // reached through rows only. Cleaning drops blank lines; a line that
+        // did not follow the one above directly had one before it.
         let low = line.saturating_sub(crate::profile::schema::MAX_TOOL_OUTPUT_REACH);
         let mut at = line;
         loop {
@@ -265,14 +267,10 @@ impl ToolCheck {
             if item.is_match(t) {
                 break;
             }
-            if t.trim().is_empty() || row.is_match(t) {
-                if at == low || (blank_is_item && !cleaned.lines[at].follows) {
-                    return false;
-                }
-                at -= 1;
-                continue;
+            if !row.is_match(t) || at == low || (self.spec.blank_ends_item && !cleaned.lines[at].follows) {
+                return false;
             }
-            return false;
+            at -= 1;
         }
         let head = cleaned.line_text(&cleaned.lines[at]);
         if tool.is_match(head) {
@@ -792,13 +790,7 @@ impl CompiledProfile {
                 })
             })
             .collect();
-        // A lite form with ASCII word boundaries stands for the pattern only
-        // on some lines: such a pattern runs on `regex`.
-        let tool_output = profile.tool_output.as_ref().map(|t| ToolCheck {
-            patterns: [Some(t.item.clone()), Some(t.tool.clone()), t.result.clone(), Some(t.row.clone())],
-            lite: t.lite,
-            regexes: OnceLock::new(),
-        });
+        let tool_output = profile.tool_output.clone().map(|spec| ToolCheck { spec, regexes: OnceLock::new() });
         let builtin_progress = profile
             .progress
             .iter()
