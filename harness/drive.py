@@ -491,6 +491,22 @@ def setup_openhands(home: Path, work: Path, base: str) -> dict:
     }
 
 
+def setup_goose(home: Path, work: Path, base: str) -> dict:
+    # goose reads its provider from GOOSE_PROVIDER and the OpenAI provider's
+    # host from OPENAI_HOST (it appends v1/chat/completions); no keyring in a
+    # fresh HOME, no telemetry prompt, and no tool asks for approval.
+    return {
+        "GOOSE_PROVIDER": "openai",
+        "GOOSE_MODEL": "fake-model-1",
+        "OPENAI_HOST": base,
+        "OPENAI_API_KEY": "sk-fake-goose-key-0000",
+        "GOOSE_DISABLE_KEYRING": "1",
+        "GOOSE_TELEMETRY_ENABLED": "false",
+        "GOOSE_MODE": "auto",
+        "GOOSE_CLI_THEME": "dark",
+    }
+
+
 # `write`: Codex's metadata for fake-model-1 (`model_catalog_json`), so that its
 # requests offer the freeform `apply_patch` tool
 CODEX_MODEL_INFO = {
@@ -632,6 +648,17 @@ CLIS = {
             ("json", ["{bin}", "--override-with-envs", "--headless", "--json", "-t", PROMPT], "jsonl"),
         ],
         [],
+    ),
+    # `run -t` runs one prompt and exits, as a loop or a CI job runs goose; its
+    # log (JSON lines of tracing events) is the run's record.
+    "goose": (
+        setup_goose,
+        ["{bin}", "run", "--no-session", "-t", PROMPT],
+        [
+            ("text", ["{bin}", "run", "--no-session", "-t", PROMPT], "stdout"),
+            ("stream-json", ["{bin}", "run", "--no-session", "--output-format", "stream-json", "-t", PROMPT], "jsonl"),
+        ],
+        [".local/state/goose/logs/cli/**/*.log"],
     ),
 }
 
@@ -1070,6 +1097,10 @@ def collect_transcripts(cli, home: Path, out: Path, scenario: str, tag: str):
             (out / f"{scenario}.{tag}.transcript.jsonl").write_text("\n".join(lines) + "\n")
         if logs:
             shutil.copy(logs[-1], out / f"{scenario}.{tag}.log")
+        return
+    if cli == "goose":
+        # goose's tracing log (JSON lines), not a transcript: `run --no-session` keeps none
+        shutil.copy(files[-1], out / f"{scenario}.{tag}.log")
         return
     src = files[-1]
     dest = out / f"{scenario}.{tag}.transcript{''.join(src.suffixes[-1:]) or '.jsonl'}"

@@ -247,8 +247,13 @@ fn scan_window(
         let scan = compiled.scan_records(&window.bytes, &records, Some(scan_start + timeout));
         records.unparsed = scan.unparsed;
         let verdict = decide::decide(subject, compiled, &window, Body::Records(&records), &scan, timeout);
-        let trace = Trace { window, cleaned: Cleaned::default(), records: Some(records), scan };
-        return Classified { verdict, trace: Some(trace) };
+        // Records after a banner stand when they show the fault; else the
+        // window is the text it was read as before (its banner may be a
+        // program's error, its records another program's output).
+        if records.banner == 0 || verdict.env_fault || verdict.timed_out {
+            let trace = Trace { window, cleaned: Cleaned::default(), records: Some(records), scan };
+            return Classified { verdict, trace: Some(trace) };
+        }
     }
     let cleaned = cleaned.unwrap_or_else(|| clean::clean(&window.bytes, window.starts_mid_line));
     if small {

@@ -10,7 +10,10 @@
 //! rules read them ([`Shape`]).
 //!
 //! Detection (`auto`): the window is JSON Lines when the first complete
-//! non-blank line starts with `{` (a test that costs a text log one byte) and
+//! non-blank line starts with `{` (a test that costs a text log one byte), or,
+//! at the log's start, a record follows a banner of a few lines without
+//! braces (the pipeline reads such a window as text when its records hold no
+//! environment fault), and
 //! at least nine in ten of its complete non-blank lines are shaped as JSON
 //! objects: `{` first and `}` last, blanks aside. Blank lines are allowed; the
 //! other lines are skipped and counted. Whether a record's line is valid JSON
@@ -58,6 +61,10 @@ pub struct Records {
     pub unparsed: usize,
     /// The window's only line is the tail of a record longer than the window.
     pub cut: bool,
+    /// Lines of text read past before the first record at the log's start (a
+    /// program's banner); when the records hold no environment fault, the
+    /// window is read as text instead, as it was before the banner rule.
+    pub banner: usize,
 }
 
 impl Records {
@@ -75,6 +82,13 @@ impl Records {
 /// At most one line in this many may be invalid for `auto` to read JSON Lines.
 const INVALID_SHARE: usize = 10;
 
+/// At most this many non-blank lines of text before the first record, read
+/// past by `auto` when the window starts at the log's start: goose prints its
+/// banner on standard output before the JSON Lines of `run --output-format
+/// stream-json`. Only at the start of a log, where a program prints a banner;
+/// the tail of a longer log is JSON Lines from its first complete line or text.
+const MAX_PREAMBLE: usize = 8;
+
 /// Reads `bytes` (a window; `starts_mid_line` is the straddle guard's flag) as
 /// records: always for [`InputMode::Jsonl`], when it holds JSON Lines for
 /// [`InputMode::Auto`], never for [`InputMode::Text`].
@@ -84,11 +98,16 @@ pub fn read(bytes: &[u8], starts_mid_line: bool, mode: InputMode) -> Option<Reco
     }
     let auto = mode == InputMode::Auto;
     // A text log is told apart before anything is split or parsed: its first
-    // complete non-blank line does not start with `{`.
+    // complete non-blank line does not start with `{`, and no record follows
+    // a short banner at the log's start.
+    let mut preamble = (0, 0);
     if auto && !first_line_opens_object(bytes, starts_mid_line) {
-        return None;
+        match (!starts_mid_line).then(|| preamble_end(bytes)).flatten() {
+            Some(found) => preamble = found,
+            None => return None,
+        }
     }
-    let mut lines = split(bytes);
+    let mut lines = split(bytes, preamble.0);
     let mut cut = false;
     if starts_mid_line && !lines.is_empty() {
         let first = lines.remove(0);
@@ -105,7 +124,7 @@ pub fn read(bytes: &[u8], starts_mid_line: bool, mode: InputMode) -> Option<Reco
         return None;
     }
     let allowed = lines.len() / INVALID_SHARE;
-    let mut records = Records { lines: Vec::with_capacity(lines.len()), invalid: 0, unparsed: 0, cut };
+    let mut records = Records { lines: Vec::with_capacity(lines.len()), invalid: 0, unparsed: 0, cut, banner: 0 };
     for line in lines {
         if shaped_as_object(&bytes[line.offset..line.end]) {
             records.lines.push(line);
@@ -116,7 +135,29 @@ pub fn read(bytes: &[u8], starts_mid_line: bool, mode: InputMode) -> Option<Reco
             }
         }
     }
+    records.banner = preamble.1;
     Some(records)
+}
+
+/// Where the first record starts, and how many non-blank lines come before
+/// it, when at most [`MAX_PREAMBLE`] do and none holds a brace (a banner, not
+/// the cut end of a record); reads no further than that.
+fn preamble_end(bytes: &[u8]) -> Option<(usize, usize)> {
+    let mut start = 0;
+    let mut text = 0;
+    while start < bytes.len() && text <= MAX_PREAMBLE {
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+        let body = trim(&bytes[start..end]);
+        if body.starts_with(b"{") {
+            return Some((start, text));
+        }
+        if memchr::memchr2(b'{', b'}', body).is_some() {
+            return None;
+        }
+        text += usize::from(!body.is_empty());
+        start = end + 1;
+    }
+    None
 }
 
 /// Whether the first non-blank line after the straddle guard starts with `{`
@@ -137,11 +178,11 @@ fn first_line_opens_object(bytes: &[u8], starts_mid_line: bool) -> bool {
     }
 }
 
-/// Non-blank lines, split at `\n`, each without its line break (`\r\n` too)
-/// and with leading blanks skipped.
-fn split(bytes: &[u8]) -> Vec<RecordLine> {
-    let mut out = Vec::with_capacity(bytes.len() / 256 + 1);
-    let mut start = 0;
+/// Non-blank lines from `from` on, split at `\n`, each without its line
+/// break (`\r\n` too) and with leading blanks skipped.
+fn split(bytes: &[u8], from: usize) -> Vec<RecordLine> {
+    let mut out = Vec::with_capacity((bytes.len() - from) / 256 + 1);
+    let mut start = from;
     while start < bytes.len() {
         let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
         let line = &bytes[start..end];
@@ -411,9 +452,26 @@ mod tests {
         let r = read(jsonl, false, InputMode::Auto).unwrap();
         assert_eq!((offsets(&r), r.invalid, r.cut), (vec![0, 14], 0, false));
         assert_eq!(r.bytes(jsonl, &r.lines[1]), b"{\"type\":\"b\"}");
-        assert!(read(b"API Error: 529\n{\"a\":1}\n", false, InputMode::Auto).is_none());
+        assert!(read(b"API Error: 529\n{\"a\":1}\nplain text\n", false, InputMode::Auto).is_none());
         assert!(read(b"", false, InputMode::Auto).unwrap().lines.is_empty());
         assert!(read(jsonl, false, InputMode::Text).is_none());
+    }
+
+    #[test]
+    fn a_banner_before_the_first_record_is_read_past_at_the_log_s_start_only() {
+        let stream = b"\n    __( O)>  new session\n   \\____)    20261203_1\n     L L     goose is ready\n{\"type\":\"message\"}\n{\"type\":\"complete\"}\n";
+        let r = read(stream, false, InputMode::Auto).unwrap();
+        assert_eq!((r.lines.len(), r.invalid, r.banner), (2, 0, 3));
+        assert_eq!(r.bytes(stream, &r.lines[0]), b"{\"type\":\"message\"}");
+        // In the tail of a longer log the first complete line decides.
+        assert!(read(stream, true, InputMode::Auto).is_none());
+        // A text log with a record after more than a banner's lines is text,
+        // and so is one whose text goes on after the first record.
+        let long = format!("{}{{\"a\":1}}\n", "npm ERR! network\n".repeat(MAX_PREAMBLE + 1));
+        assert!(read(long.as_bytes(), false, InputMode::Auto).is_none());
+        let short = format!("{}{{\"a\":1}}\n", "npm ERR! network\n".repeat(MAX_PREAMBLE));
+        assert_eq!(read(short.as_bytes(), false, InputMode::Auto).unwrap().banner, MAX_PREAMBLE);
+        assert!(read(b"API Error: 529\n{\"a\":1}\nAPI Error: 529 again\n", false, InputMode::Auto).is_none());
     }
 
     #[test]

@@ -812,7 +812,7 @@ fn caught_train_lines_survive_the_next_release_s_variations() {
 /// harness's `tool` captures (testdata/clients/*/tool.pane*): per profile, a
 /// log with `{}` as the tool's first output line, and one with `{}` as a
 /// later row of it.
-const TOOL_FRAMES: [(&str, [&str; 2]); 6] = [
+const TOOL_FRAMES: [(&str, [&str; 2]); 7] = [
     ("claude", ["● Bash(./run-checks.sh)\n  ⎿  {}\n", "● Bash(./run-checks.sh)\n  ⎿  checking\n     {}\n"]),
     ("codex", ["• Ran ./run-checks.sh\n  └ {}\n", "• Exited (status 1) ./run-checks.sh\n  └ checking\n    {}\n"]),
     (
@@ -843,13 +843,20 @@ const TOOL_FRAMES: [(&str, [&str; 2]); 6] = [
             "  ┃\n  ┃  $ ./run-checks.sh\n  ┃\n  ┃  checking\n  ┃  {}\n  ┃\n",
         ],
     ),
+    (
+        "goose",
+        [
+            "  ────────\n  ▸ shell\n    command: ./run-checks.sh\n    {}\n",
+            "  ────────\n  ▸ shell\n    command: ./run-checks.sh\n    checking\n    {}\n    \n    Command exited with code 1\n",
+        ],
+    ),
 ];
 
 /// Healthy lines shaped like an agent's own error line, which the line alone
 /// cannot tell from the agent's (testdata/tool-output): as a tool's output,
 /// framed as each agent draws it, they are no fault under any pane-capture
 /// profile, because the profile reads the pane's items (`tool_output`).
-/// Alone, each fires under one of the six: the structure, not the rules, is
+/// Alone, each fires under one of the seven: the structure, not the rules, is
 /// what keeps them out.
 #[test]
 fn a_tool_s_output_is_not_the_agent_s_error() {
@@ -861,7 +868,7 @@ fn a_tool_s_output_is_not_the_agent_s_error() {
     for line in &lines {
         let body = line.trim_start();
         let alone = profiles.iter().any(|p| classify(p, format!("{line}\n").as_bytes()).env_fault);
-        assert!(alone, "fires under none of the six profiles alone: {line}");
+        assert!(alone, "fires under none of the seven profiles alone: {line}");
         for (p, (name, frames)) in profiles.iter().zip(TOOL_FRAMES) {
             for frame in frames {
                 let log = frame.replacen("{}", body, 1);
@@ -889,6 +896,7 @@ fn a_tool_s_output_in_the_real_panes_is_not_the_agent_s_error() {
         ("qwen", "qwen@0.24.4/tool.pane"),
         ("copilot", "copilot@1.0.102/tool.pane-expanded"),
         ("opencode", "opencode@1.18.33/tool.pane"),
+        ("goose", "goose@1.52.0/tool.pane"),
     ];
     let mut fired = Vec::new();
     for (name, path) in panes {
@@ -977,6 +985,16 @@ fn the_agent_s_errors_around_a_tool_s_output_stay_faults() {
         (
             "opencode",
             "  ┃\n  ┃  $ npm test\n  ┃\n  ┃  ok\n  ┃\n   ⬝⬝⬝⬝⬝⬝⬝⬝ Cannot connect to API: Unable to connect. Is the computer able to access the url… [retrying in 10s attempt #2]\n",
+        ),
+        // goose's own message at the first column after a call's rows
+        // (testdata/clients/goose@1.52.0/tool.pane, overloaded.pane).
+        (
+            "goose",
+            "  ────────\n  ▸ shell\n    command: npm test\n    ok\nRan into this error: Server error: Server error (503 Service Unavailable) at https://api.openai.com/v1/chat/completions: The server is overloaded. Please try again later..\nPlease retry if you think this is a transient or recoverable error.\n",
+        ),
+        (
+            "goose",
+            "  ────────\n  ▸ shell\n    command: npm test\n    ok\nNetwork error: Could not connect to api.openai.com — check your network connection and try again.\nPlease resend your message to try again.\n",
         ),
     ];
     for (name, log) in cases {

@@ -84,7 +84,7 @@ fn the_manifest_names_every_capture_and_only_captures() {
         assert!(testdata(&format!("clients/{}", c.path)).is_file(), "{} is missing", c.path);
     }
     let clis: std::collections::BTreeSet<&str> = rows.iter().map(|c| c.cli.as_str()).collect();
-    for cli in ["claude", "codex", "gemini", "qwen", "opencode", "copilot", "aider", "openhands"] {
+    for cli in ["claude", "codex", "gemini", "qwen", "opencode", "copilot", "aider", "openhands", "goose"] {
         assert!(clis.contains(cli), "no captures of {cli}");
     }
 }
@@ -140,6 +140,7 @@ fn visible_faults_of_the_real_clis_are_caught() {
         ("copilot", 0.95),
         ("aider", 0.95),
         ("openhands", 0.95),
+        ("goose", 0.95),
     ];
     let mut pipelines = BTreeMap::new();
     let mut per_cli: BTreeMap<String, (usize, usize, Vec<String>)> = BTreeMap::new();
