@@ -289,6 +289,16 @@ fn builtins(dir: &Path) -> String {
             )
         });
         let _ = writeln!(out, "        tool_output: {},", tool_output.as_deref().unwrap_or("None"));
+        let banner: Vec<&str> = table
+            .get("banner")
+            .and_then(|v| v.as_array())
+            .map(|a| {
+                a.iter()
+                    .map(|w| w.as_str().unwrap_or_else(|| panic!("{}: banner words are strings", f.display())))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let _ = writeln!(out, "        banner: &{banner:?},");
         out.push_str("    },\n");
     }
     out.push_str("];\n");
@@ -306,6 +316,7 @@ fn lean_conditions(conditions: &[record::Condition]) -> String {
                 record::Scalar::Str(v) => format!("LeanScalar::Str({v:?})"),
                 record::Scalar::Int(v) => format!("LeanScalar::Int({v})"),
                 record::Scalar::Bool(v) => format!("LeanScalar::Bool({v})"),
+                record::Scalar::Present(v) => format!("LeanScalar::Present({v})"),
             })
             .collect();
         let _ = write!(out, "LeanCondition {{ pointer: {:?}, accepted: &[{}] }}, ", c.pointer, accepted.join(", "));

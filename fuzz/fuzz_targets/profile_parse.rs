@@ -38,6 +38,7 @@ fuzz_target!(|data: &[u8]| {
         texts: Vec::new(),
         progress_records: Vec::new(),
         tool_output: file.tool_output,
+        banner: file.banner.unwrap_or_default(),
     };
     let Ok(compiled) = CompiledProfile::compile(profile, "fuzz.toml") else { return };
     let cleaned = faultsift::pipeline::clean::clean(LOG, false);

@@ -356,8 +356,12 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
     for log in clean_logs {
         let line_no =
             |offset: usize| log.bytes[..offset.min(log.bytes.len())].iter().filter(|&&b| b == b'\n').count() + 1;
-        // A healthy transcript is read as `classify` reads it: as records.
-        if let Some(records) = records::read(&log.bytes, false, records::InputMode::Auto) {
+        // A healthy transcript is read as `classify` reads it: as records,
+        // and a log that opens with its program's banner as text too when
+        // its records hold no hit.
+        let banner = &compiled.profile.banner;
+        if let Some(records) = records::read(&log.bytes, false, records::InputMode::Auto, banner) {
+            let before = r.failures.len();
             for span in &records.lines {
                 c.clean_log_lines += 1;
                 let bytes = records.bytes(&log.bytes, span);
@@ -372,7 +376,9 @@ pub fn check_profile(compiled: &CompiledProfile, bait: &[BaitLine], clean_logs: 
                     ));
                 }
             }
-            continue;
+            if records.banner == 0 || r.failures.len() > before {
+                continue;
+            }
         }
         let cleaned = clean(&log.bytes, false);
         for (offset, line) in cleaned.iter() {

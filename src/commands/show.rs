@@ -21,6 +21,8 @@ struct Doc<'a> {
     progress: &'a [String],
     #[serde(skip_serializing_if = "Vec::is_empty")]
     progress_records: Vec<toml::Table>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    banner: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_output: Option<&'a crate::profile::ToolOutput>,
     rule: Vec<RuleDoc<'a>>,
@@ -61,6 +63,9 @@ fn conditions_table(conditions: &[Condition]) -> toml::Table {
         Scalar::Str(v) => toml::Value::String(v.clone()),
         Scalar::Int(v) => toml::Value::Integer(*v),
         Scalar::Bool(v) => toml::Value::Boolean(*v),
+        Scalar::Present(v) => {
+            toml::Value::Table(toml::Table::from_iter([("present".to_string(), toml::Value::Boolean(*v))]))
+        }
     };
     conditions
         .iter()
@@ -85,6 +90,7 @@ pub fn to_toml(profile: &Profile) -> Result<String, toml::ser::Error> {
         volatile: &profile.stall.volatile,
         progress: &profile.progress,
         progress_records: profile.progress_records.iter().map(|c| conditions_table(c)).collect(),
+        banner: &profile.banner,
         tool_output: profile.tool_output.as_ref(),
         rule: profile
             .rules

@@ -238,7 +238,11 @@ fn scan_window(
     }
     let records = match cleaned {
         Some(_) => None,
-        None => records::read(&window.bytes, window.starts_mid_line, settings.input),
+        // A program's banner comes only at the log's start.
+        None => {
+            let banner = if window.start == 0 { compiled.profile.banner.as_slice() } else { &[] };
+            records::read(&window.bytes, window.starts_mid_line, settings.input, banner)
+        }
     };
     if let Some(mut records) = records {
         if small {
@@ -247,10 +251,11 @@ fn scan_window(
         let scan = compiled.scan_records(&window.bytes, &records, Some(scan_start + timeout));
         records.unparsed = scan.unparsed;
         let verdict = decide::decide(subject, compiled, &window, Body::Records(&records), &scan, timeout);
-        // Records after a banner stand when they show the fault; else the
-        // window is the text it was read as before (its banner may be a
-        // program's error, its records another program's output).
-        if records.banner == 0 || verdict.env_fault || verdict.timed_out {
+        // Records after a banner stand when a rule read them (a fault, a
+        // recovered one, or the work's own failure); else the window is the
+        // text it was read as before (its records may be another program's
+        // output).
+        if records.banner == 0 || !verdict.hits.is_empty() || verdict.timed_out {
             let trace = Trace { window, cleaned: Cleaned::default(), records: Some(records), scan };
             return Classified { verdict, trace: Some(trace) };
         }

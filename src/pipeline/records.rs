@@ -62,8 +62,8 @@ pub struct Records {
     /// The window's only line is the tail of a record longer than the window.
     pub cut: bool,
     /// Lines of text read past before the first record at the log's start (a
-    /// program's banner); when the records hold no environment fault, the
-    /// window is read as text instead, as it was before the banner rule.
+    /// program's banner); when no rule reads the records, the window is read
+    /// as text instead, as it was before the banner rule.
     pub banner: usize,
 }
 
@@ -82,17 +82,21 @@ impl Records {
 /// At most one line in this many may be invalid for `auto` to read JSON Lines.
 const INVALID_SHARE: usize = 10;
 
-/// At most this many non-blank lines of text before the first record, read
-/// past by `auto` when the window starts at the log's start: goose prints its
-/// banner on standard output before the JSON Lines of `run --output-format
+/// At most this many non-blank lines of a program's banner before the first
+/// record, read past by `auto` when the window starts at the log's start and
+/// the profile names the banner's words (`banner`): goose prints its banner
+/// on standard output before the JSON Lines of `run --output-format
 /// stream-json`. Only at the start of a log, where a program prints a banner;
 /// the tail of a longer log is JSON Lines from its first complete line or text.
 const MAX_PREAMBLE: usize = 8;
 
 /// Reads `bytes` (a window; `starts_mid_line` is the straddle guard's flag) as
 /// records: always for [`InputMode::Jsonl`], when it holds JSON Lines for
-/// [`InputMode::Auto`], never for [`InputMode::Text`].
-pub fn read(bytes: &[u8], starts_mid_line: bool, mode: InputMode) -> Option<Records> {
+/// [`InputMode::Auto`], never for [`InputMode::Text`]. `banner`: the words of
+/// the program's banner, when the window starts at the log's start (none
+/// elsewhere): `auto` reads past up to [`MAX_PREAMBLE`] lines, each holding
+/// one of them, before the first record.
+pub fn read(bytes: &[u8], starts_mid_line: bool, mode: InputMode, banner: &[String]) -> Option<Records> {
     if mode == InputMode::Text {
         return None;
     }
@@ -102,7 +106,7 @@ pub fn read(bytes: &[u8], starts_mid_line: bool, mode: InputMode) -> Option<Reco
     // a short banner at the log's start.
     let mut preamble = (0, 0);
     if auto && !first_line_opens_object(bytes, starts_mid_line) {
-        match (!starts_mid_line).then(|| preamble_end(bytes)).flatten() {
+        match (!starts_mid_line && !banner.is_empty()).then(|| preamble_end(bytes, banner)).flatten() {
             Some(found) => preamble = found,
             None => return None,
         }
@@ -140,9 +144,10 @@ pub fn read(bytes: &[u8], starts_mid_line: bool, mode: InputMode) -> Option<Reco
 }
 
 /// Where the first record starts, and how many non-blank lines come before
-/// it, when at most [`MAX_PREAMBLE`] do and none holds a brace (a banner, not
-/// the cut end of a record); reads no further than that.
-fn preamble_end(bytes: &[u8]) -> Option<(usize, usize)> {
+/// it, when at most [`MAX_PREAMBLE`] do and each holds one of the banner's
+/// words and no brace (a banner, not the cut end of a record); reads no
+/// further than that.
+fn preamble_end(bytes: &[u8], banner: &[String]) -> Option<(usize, usize)> {
     let mut start = 0;
     let mut text = 0;
     while start < bytes.len() && text <= MAX_PREAMBLE {
@@ -151,7 +156,10 @@ fn preamble_end(bytes: &[u8]) -> Option<(usize, usize)> {
         if body.starts_with(b"{") {
             return Some((start, text));
         }
-        if memchr::memchr2(b'{', b'}', body).is_some() {
+        let banner_line = body.is_empty()
+            || banner.iter().any(|w| memchr::memmem::find(body, w.as_bytes()).is_some())
+                && memchr::memchr2(b'{', b'}', body).is_none();
+        if !banner_line {
             return None;
         }
         text += usize::from(!body.is_empty());
@@ -449,49 +457,55 @@ mod tests {
     #[test]
     fn auto_reads_json_lines_and_text_apart() {
         let jsonl = b"{\"type\":\"a\"}\n\n{\"type\":\"b\"}\r\n";
-        let r = read(jsonl, false, InputMode::Auto).unwrap();
+        let r = read(jsonl, false, InputMode::Auto, &[]).unwrap();
         assert_eq!((offsets(&r), r.invalid, r.cut), (vec![0, 14], 0, false));
         assert_eq!(r.bytes(jsonl, &r.lines[1]), b"{\"type\":\"b\"}");
-        assert!(read(b"API Error: 529\n{\"a\":1}\nplain text\n", false, InputMode::Auto).is_none());
-        assert!(read(b"", false, InputMode::Auto).unwrap().lines.is_empty());
-        assert!(read(jsonl, false, InputMode::Text).is_none());
+        assert!(read(b"API Error: 529\n{\"a\":1}\nplain text\n", false, InputMode::Auto, &[]).is_none());
+        assert!(read(b"", false, InputMode::Auto, &[]).unwrap().lines.is_empty());
+        assert!(read(jsonl, false, InputMode::Text, &[]).is_none());
     }
 
     #[test]
     fn a_banner_before_the_first_record_is_read_past_at_the_log_s_start_only() {
+        let goose: Vec<String> = ["__( O)>", "\\____)", "L L "].map(String::from).to_vec();
         let stream = b"\n    __( O)>  new session\n   \\____)    20261203_1\n     L L     goose is ready\n{\"type\":\"message\"}\n{\"type\":\"complete\"}\n";
-        let r = read(stream, false, InputMode::Auto).unwrap();
+        let r = read(stream, false, InputMode::Auto, &goose).unwrap();
         assert_eq!((r.lines.len(), r.invalid, r.banner), (2, 0, 3));
         assert_eq!(r.bytes(stream, &r.lines[0]), b"{\"type\":\"message\"}");
-        // In the tail of a longer log the first complete line decides.
-        assert!(read(stream, true, InputMode::Auto).is_none());
-        // A text log with a record after more than a banner's lines is text,
-        // and so is one whose text goes on after the first record.
-        let long = format!("{}{{\"a\":1}}\n", "npm ERR! network\n".repeat(MAX_PREAMBLE + 1));
-        assert!(read(long.as_bytes(), false, InputMode::Auto).is_none());
-        let short = format!("{}{{\"a\":1}}\n", "npm ERR! network\n".repeat(MAX_PREAMBLE));
-        assert_eq!(read(short.as_bytes(), false, InputMode::Auto).unwrap().banner, MAX_PREAMBLE);
-        assert!(read(b"API Error: 529\n{\"a\":1}\nAPI Error: 529 again\n", false, InputMode::Auto).is_none());
+        // A profile that names no banner, or a window that is not the log's
+        // start (the caller passes no words then), reads the same bytes as text.
+        assert!(read(stream, false, InputMode::Auto, &[]).is_none());
+        assert!(read(stream, true, InputMode::Auto, &goose).is_none());
+        // Only the banner's own lines are read past: a model's or a tool's
+        // line before the records makes the log text.
+        let reply = b"    __( O)>  new session\nHere is the fixture:\n{\"type\":\"message\"}\n";
+        assert!(read(reply, false, InputMode::Auto, &goose).is_none());
+        let long = format!("{}{{\"a\":1}}\n", "L L goose\n".repeat(MAX_PREAMBLE + 1));
+        assert!(read(long.as_bytes(), false, InputMode::Auto, &goose).is_none());
+        let short = format!("{}{{\"a\":1}}\n", "L L goose\n".repeat(MAX_PREAMBLE));
+        assert_eq!(read(short.as_bytes(), false, InputMode::Auto, &goose).unwrap().banner, MAX_PREAMBLE);
+        // A banner line that holds a brace is no banner.
+        assert!(read(b"L L {x\n{\"a\":1}\n", false, InputMode::Auto, &goose).is_none());
     }
 
     #[test]
     fn a_small_share_of_invalid_lines_is_skipped_and_counted() {
         let mut log = "{\"n\":1}\n".repeat(10);
         log.push_str("not json\n");
-        let r = read(log.as_bytes(), false, InputMode::Auto).unwrap();
+        let r = read(log.as_bytes(), false, InputMode::Auto, &[]).unwrap();
         assert_eq!((r.lines.len(), r.invalid), (10, 1));
         log.push_str("[1,2]\n");
-        assert!(read(log.as_bytes(), false, InputMode::Auto).is_none(), "two in twelve is too many");
-        let forced = read(log.as_bytes(), false, InputMode::Jsonl).unwrap();
+        assert!(read(log.as_bytes(), false, InputMode::Auto, &[]).is_none(), "two in twelve is too many");
+        let forced = read(log.as_bytes(), false, InputMode::Jsonl, &[]).unwrap();
         assert_eq!((forced.lines.len(), forced.invalid), (10, 2), "arrays are not records");
     }
 
     #[test]
     fn the_straddle_guard_drops_the_partial_first_record() {
-        let r = read(b"e\":1}\n{\"a\":2}\n", true, InputMode::Auto).unwrap();
+        let r = read(b"e\":1}\n{\"a\":2}\n", true, InputMode::Auto, &[]).unwrap();
         assert_eq!((offsets(&r), r.invalid), (vec![6], 0));
         // Without the guard the fragment is an invalid line, and `auto` declines.
-        assert!(read(b"e\":1}\n{\"a\":2}\n", false, InputMode::Auto).is_none());
+        assert!(read(b"e\":1}\n{\"a\":2}\n", false, InputMode::Auto, &[]).is_none());
     }
 
     #[test]
@@ -542,9 +556,9 @@ mod tests {
 
     #[test]
     fn a_record_longer_than_the_window_is_said_cut() {
-        let r = read(b"xt\":\"long\"}\n", true, InputMode::Auto).unwrap();
+        let r = read(b"xt\":\"long\"}\n", true, InputMode::Auto, &[]).unwrap();
         assert!(r.cut && r.lines.is_empty());
-        assert!(read(b"just a long line of text\n", true, InputMode::Auto).is_none());
-        assert!(read(b"just a long line of text\n", true, InputMode::Jsonl).unwrap().cut);
+        assert!(read(b"just a long line of text\n", true, InputMode::Auto, &[]).is_none());
+        assert!(read(b"just a long line of text\n", true, InputMode::Jsonl, &[]).unwrap().cut);
     }
 }

@@ -38,6 +38,8 @@ pub struct Builtin {
     pub volatile_literals: &'static [Option<&'static [&'static str]>],
     /// `tool_output`, when set.
     pub tool_output: Option<BuiltToolOutput>,
+    /// `banner`: words of the program's banner.
+    pub banner: &'static [&'static str],
 }
 
 /// A built-in pattern with its form for `regex-lite`, worked out when
@@ -109,6 +111,8 @@ pub enum LeanScalar {
     Int(i64),
     /// A boolean.
     Bool(bool),
+    /// A value is there (not null), or none is.
+    Present(bool),
 }
 
 impl LeanCondition {
@@ -122,6 +126,7 @@ impl LeanCondition {
                 LeanScalar::Str(v) => Scalar::Str(v.to_string()),
                 LeanScalar::Int(v) => Scalar::Int(v),
                 LeanScalar::Bool(v) => Scalar::Bool(v),
+                LeanScalar::Present(v) => Scalar::Present(v),
             })
             .collect();
         crate::profile::record::Condition { pointer: self.pointer.to_string(), accepted }

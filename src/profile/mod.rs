@@ -99,4 +99,8 @@ pub struct Profile {
     pub progress_records: Vec<Vec<record::Condition>>,
     /// The pane's structure: its own, or else inherited.
     pub tool_output: Option<ToolOutput>,
+    /// Words of the program's banner (an extension of SPEC §1.7): a log may
+    /// open with a few lines, each holding one of them, before its first
+    /// record. Its own, or else inherited.
+    pub banner: Vec<String>,
 }

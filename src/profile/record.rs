@@ -1,6 +1,7 @@
 //! Record conditions of a rule over JSON Lines (SPEC §1.7, §4): `record =
 //! { "/pointer" = value }`, each value a string, an integer, a boolean, or a
-//! list of accepted ones. Checked the same way at load and by `build.rs` for
+//! list of accepted ones; beyond SPEC §4, `{ present = true|false }` asks
+//! only whether the pointer leads to a value (not null) or to none. Checked the same way at load and by `build.rs` for
 //! the built-ins (which includes this file), so it depends on `toml` only.
 
 /// One accepted value of a condition.
@@ -12,6 +13,9 @@ pub enum Scalar {
     Int(i64),
     /// A JSON boolean.
     Bool(bool),
+    /// Any value but null (`{ present = true }`), or none at all: the pointer
+    /// leads nowhere, or to null (`{ present = false }`).
+    Present(bool),
 }
 
 /// `pointer` must lead to one of `accepted`.
@@ -49,8 +53,11 @@ fn scalar(pointer: &str, value: &toml::Value) -> Result<Scalar, String> {
         toml::Value::String(s) => Ok(Scalar::Str(s.clone())),
         toml::Value::Integer(i) => Ok(Scalar::Int(*i)),
         toml::Value::Boolean(b) => Ok(Scalar::Bool(*b)),
+        toml::Value::Table(t) if t.len() == 1 && t.get("present").is_some_and(toml::Value::is_bool) => {
+            Ok(Scalar::Present(t.get("present").and_then(toml::Value::as_bool).unwrap_or(true)))
+        }
         other => Err(format!(
-            "record condition {pointer:?}: a {} is not accepted (use a string, an integer, a boolean, or a list of them)",
+            "record condition {pointer:?}: a {} is not accepted (use a string, an integer, a boolean, a list of them, or {{ present = true|false }})",
             other.type_str()
         )),
     }
@@ -96,7 +103,21 @@ mod tests {
         assert_eq!(c[0], Condition { pointer: "/a".into(), accepted: vec![Scalar::Bool(true)] });
         assert_eq!(c[1].accepted, [Scalar::Int(429), Scalar::Int(529)]);
         assert_eq!(c[2].accepted, [Scalar::Str("x".into())]);
-        for bad in ["\"/a\" = 1.5", "\"/a\" = []", "\"/a\" = { b = 1 }", "\"/a\" = [[1]]", "a = 1"] {
+        let t: toml::Table = toml::from_str("\"/d\" = { present = false }\n\"/e\" = { present = true }\n").unwrap();
+        let c = conditions(&t).unwrap();
+        assert_eq!(
+            (&c[0].accepted[..], &c[1].accepted[..]),
+            (&[Scalar::Present(false)][..], &[Scalar::Present(true)][..])
+        );
+        for bad in [
+            "\"/a\" = 1.5",
+            "\"/a\" = []",
+            "\"/a\" = { b = 1 }",
+            "\"/a\" = { present = 1 }",
+            "\"/a\" = { present = true, b = 1 }",
+            "\"/a\" = [[1]]",
+            "a = 1",
+        ] {
             let t: toml::Table = toml::from_str(bad).unwrap();
             assert!(conditions(&t).is_err(), "{bad}");
         }

@@ -352,6 +352,7 @@ fn lean(b: &builtin::Builtin, with_stall: bool) -> ProfileFile {
             blank_ends_item: t.blank_ends_item,
             lite: [t.item.1, t.tool.1, t.result.and_then(|r| r.1), t.row.1],
         }),
+        banner: (!b.banner.is_empty()).then(|| b.banner.iter().map(|w| (*w).to_string()).collect()),
     }
 }
 
@@ -372,6 +373,7 @@ fn screen_only(b: &builtin::Builtin) -> ProfileFile {
             volatile: b.volatile.iter().map(|p| (*p).to_string()).collect(),
         },
         tool_output: None,
+        banner: None,
     }
 }
 
@@ -388,6 +390,7 @@ fn standalone(file: ProfileFile, origin: Origin, text: Option<(String, String)>)
         texts: text.into_iter().collect(),
         progress_records: file.progress_records,
         tool_output: file.tool_output,
+        banner: file.banner.unwrap_or_default(),
     }
 }
 
@@ -440,6 +443,7 @@ fn merge(
         texts,
         progress_records,
         tool_output: file.tool_output.or(base.tool_output),
+        banner: file.banner.unwrap_or(base.banner),
     })
 }
 

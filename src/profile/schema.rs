@@ -162,6 +162,8 @@ pub struct ProfileFile {
     pub stall: super::StallPatterns,
     /// `tool_output`: the pane's structure, when the profile reads one.
     pub tool_output: Option<ToolOutput>,
+    /// `banner`: words of the program's banner, before its first record.
+    pub banner: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -185,6 +187,7 @@ struct RawProfile {
     #[serde(default)]
     volatile: Vec<String>,
     tool_output: Option<ToolOutput>,
+    banner: Option<Vec<String>>,
     #[serde(flatten)]
     other: BTreeMap<String, toml::Value>,
 }
@@ -310,6 +313,13 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
         }
     }
 
+    if let Some(i) = raw.banner.iter().flatten().position(|w| w.trim().is_empty()) {
+        return Err(rule_err(
+            format!("banner[{i}]"),
+            RuleError::Field("a banner word must not be empty or blank".into()),
+        ));
+    }
+
     Ok(ProfileFile {
         name,
         description: raw.description,
@@ -322,6 +332,7 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
         progress_records,
         stall: super::StallPatterns { busy: raw.busy, volatile: raw.volatile },
         tool_output: raw.tool_output,
+        banner: raw.banner,
     })
 }
 

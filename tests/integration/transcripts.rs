@@ -393,3 +393,50 @@ fn a_record_hit_has_its_evidence_however_deep_its_other_members_nest() {
     assert_eq!(v.input, Input::Jsonl);
     assert_eq!(v.evidence.as_deref(), Some("Quota exceeded."));
 }
+
+/// goose prints its banner on standard output before the JSON Lines of
+/// `goose run --output-format stream-json`; the goose profile names the
+/// banner's words, so such a log is read as records (at the log's start only,
+/// and only when the records show the fault), while the same shape under a
+/// profile without a banner, a model's or a tool's line before the records,
+/// or a window that starts later, stays text.
+#[test]
+fn a_program_s_banner_before_its_records_is_read_past_only_for_that_program() {
+    let banner = "\n    __( O)>  ● new session · openai gpt-4.1\n   \\____)    20261203_1 · /home/dev/proj\n     L L     goose is ready\n";
+    let goose_error = r#"{"type":"message","message":{"id":"msg_b5c5","role":"assistant","created":1,"content":[{"type":"text","text":"Ran into this error: Server error: Server error (503 Service Unavailable) at https://api.openai.com/v1/chat/completions: The server is overloaded. Please try again later..\n\nPlease retry if you think this is a transient or recoverable error."}],"metadata":{"userVisible":true,"agentVisible":true}}}"#;
+    let complete = r#"{"type":"complete","total_tokens":0}"#;
+    let stream = format!("{banner}{goose_error}\n{complete}\n");
+    let classify = |profile: &str, log: &str, extra: &[&str]| {
+        Test::new().args(["classify", "--profile", profile]).args(extra.iter().copied()).arg("-").stdin(log).verdict()
+    };
+    let v = classify("goose", &stream, &[]);
+    assert_eq!(
+        (v.action, v.input, v.rule.as_deref()),
+        (Action::Retry, Input::Jsonl, Some("goose/stream-server-error"))
+    );
+    // Not at the log's start: the tail of a longer log (the first line of
+    // the window is a banner line after a line break) is text.
+    let long = format!("{}{stream}", "x".repeat(70_000));
+    let v = classify("goose", &long, &["--tail-bytes", &(stream.len() + 1).to_string()]);
+    assert_eq!((v.action, v.input), (Action::Charge, Input::Text), "{v:?}");
+    // A model's line between the banner and the records.
+    let v = classify("goose", &format!("{banner}Here is the fixture:\n{goose_error}\n{complete}\n"), &[]);
+    assert_eq!((v.action, v.input), (Action::Charge, Input::Text), "{v:?}");
+    // The model quoting goose's whole message in one record of its own (it
+    // carries the provider's `inference` metadata), then going on.
+    let quoted =
+        goose_error.replace(r#""agentVisible":true}"#, r#""agentVisible":true,"inference":{"provider":"openai"}}"#);
+    assert_eq!(classify("goose", &format!("{banner}{quoted}\n{complete}\n"), &[]).action, Action::Charge);
+    let more = goose_error
+        .replace("msg_b5c5", "chatcmpl-9")
+        .replace(r#""text":"Ran into this error"#, r#""text":"I retried, and it answered. Ran into this error"#);
+    let more = more.replace(r#""agentVisible":true}"#, r#""agentVisible":true,"inference":{"provider":"openai"}}"#);
+    let v = classify("goose", &format!("{banner}{goose_error}\n{more}\n{complete}\n"), &[]);
+    assert_eq!((v.action, v.recovered), (Action::Charge, true), "{v:?}");
+    // A profile that names no banner reads a reply of a few lines followed by
+    // a transcript fixture as the text it is.
+    let fixture = r#"{"type":"assistant","isApiErrorMessage":true,"apiErrorStatus":529,"error":"overloaded","message":{"role":"assistant","content":[{"type":"text","text":"API Error: 529 Overloaded"}]}}"#;
+    let reply = format!("Added the fixture:\n{fixture}\n{fixture}\n");
+    let v = classify("claude", &reply, &[]);
+    assert_eq!((v.action, v.input), (Action::Charge, Input::Text), "{v:?}");
+}

@@ -154,6 +154,10 @@ impl Needles {
         for cs in conditions {
             let mut mine = Vec::new();
             for c in &cs {
+                // A condition that a missing value meets needs no word.
+                if c.accepted.contains(&Scalar::Present(false)) {
+                    continue;
+                }
                 let key = c.pointer.rsplit('/').next().filter(|k| !k.bytes().all(|b| b.is_ascii_digit()));
                 let value = match c.accepted.as_slice() {
                     [Scalar::Str(v)] => Some(v.as_str()),
@@ -1267,12 +1271,13 @@ impl Scan {
 /// Whether `found`, the value at the condition's pointer, is one of its
 /// accepted values.
 fn holds(c: &Condition, found: Option<&Value>) -> bool {
-    let Some(found) = found else { return false };
     c.accepted.iter().any(|a| match (a, found) {
-        (Scalar::Str(want), Value::String(s)) => want == s,
-        (Scalar::Bool(want), Value::Bool(b)) => want == b,
+        (Scalar::Present(want), found) => found.is_some_and(|v| !v.is_null()) == *want,
+        (_, None) => false,
+        (Scalar::Str(want), Some(Value::String(s))) => want == s,
+        (Scalar::Bool(want), Some(Value::Bool(b))) => want == b,
         // 529 and 529.0 are the same number in JSON.
-        (Scalar::Int(want), Value::Number(n)) => n.as_i64() == Some(*want) || n.as_f64() == Some(*want as f64),
+        (Scalar::Int(want), Some(Value::Number(n))) => n.as_i64() == Some(*want) || n.as_f64() == Some(*want as f64),
         _ => false,
     })
 }
@@ -1394,6 +1399,7 @@ mod tests {
             texts: Vec::new(),
             progress_records: Vec::new(),
             tool_output: f.tool_output,
+            banner: Vec::new(),
         };
         CompiledProfile::compile(p, "t.toml")
     }
@@ -1456,6 +1462,28 @@ mod tests {
         // A rule with no word to look for reads every record.
         let open = Needles::new([vec![c("/0", vec![Scalar::Int(1)])]].into_iter());
         assert!(open.may_hit(b"{}"));
+        // A key that must be missing is no word a record must hold.
+        let absent = Needles::new(
+            [vec![c("/type", vec![s("message")]), c("/message/metadata/inference", vec![Scalar::Present(false)])]]
+                .into_iter(),
+        );
+        let want: [&[u8]; 2] = [b"\"type\"", b"\"message\""];
+        assert_eq!(absent.words, want);
+        assert!(absent.may_hit(br#"{"type":"message","message":{"metadata":{}}}"#));
+    }
+
+    #[test]
+    fn a_presence_condition_asks_only_whether_a_value_is_there() {
+        let c = |accepted| Condition { pointer: "/message/metadata/inference".into(), accepted: vec![accepted] };
+        let (there, missing) = (c(Scalar::Present(true)), c(Scalar::Present(false)));
+        let object = serde_json::json!({"provider": "openai"});
+        for (found, is_there) in [(Some(&object), true), (Some(&Value::Null), false), (None, false)] {
+            assert_eq!(holds(&there, found), is_there, "{found:?}");
+            assert_eq!(holds(&missing, found), !is_there, "{found:?}");
+        }
+        // The other values still need a value of their own type.
+        let flag = Condition { pointer: "/a".into(), accepted: vec![Scalar::Bool(true)] };
+        assert!(!holds(&flag, None) && !holds(&flag, Some(&Value::Null)) && holds(&flag, Some(&Value::Bool(true))));
     }
 
     #[test]
