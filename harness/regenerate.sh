@@ -17,6 +17,13 @@ for s in healthy overloaded rate-limit auth server-error unavailable refused han
 done
 python3 harness/drive.py --run --cli aider $ALL
 python3 harness/drive.py --run --cli openhands --cap 180 $ALL
+# goose (its native binary from npm) was run through eighteen scenarios.
+GOOSE=""
+for s in healthy overloaded rate-limit auth server-error unavailable refused hang quota flaky tool \
+         write forbidden bad-gateway midstream too-long not-found payment; do
+    GOOSE="$GOOSE --scenario $s"
+done
+python3 harness/drive.py --run --cli goose $GOOSE
 # Gemini CLI and Qwen Code retry 5xx/429 silently for minutes: watch their screens longer.
 python3 harness/drive.py --run --cli gemini --mode tui --cap 300 \
     --scenario overloaded --scenario rate-limit --scenario server-error --scenario unavailable
