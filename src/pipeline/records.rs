@@ -11,9 +11,10 @@
 //!
 //! Detection (`auto`): the window is JSON Lines when the first complete
 //! non-blank line starts with `{` (a test that costs a text log one byte), or,
-//! at the log's start, a record follows a banner of a few lines without
-//! braces (the pipeline reads such a window as text when its records hold no
-//! environment fault), and
+//! at the log's start, a record follows a few lines of the program's banner
+//! (each holding one of the words the profile names in `banner`, and no
+//! brace; the pipeline reads such a window as text when no rule reads its
+//! records), and
 //! at least nine in ten of its complete non-blank lines are shaped as JSON
 //! objects: `{` first and `}` last, blanks aside. Blank lines are allowed; the
 //! other lines are skipped and counted. Whether a record's line is valid JSON
@@ -460,7 +461,7 @@ mod tests {
         let r = read(jsonl, false, InputMode::Auto, &[]).unwrap();
         assert_eq!((offsets(&r), r.invalid, r.cut), (vec![0, 14], 0, false));
         assert_eq!(r.bytes(jsonl, &r.lines[1]), b"{\"type\":\"b\"}");
-        assert!(read(b"API Error: 529\n{\"a\":1}\nplain text\n", false, InputMode::Auto, &[]).is_none());
+        assert!(read(b"API Error: 529\n{\"a\":1}\n", false, InputMode::Auto, &[]).is_none());
         assert!(read(b"", false, InputMode::Auto, &[]).unwrap().lines.is_empty());
         assert!(read(jsonl, false, InputMode::Text, &[]).is_none());
     }

@@ -1,8 +1,9 @@
 //! Record conditions of a rule over JSON Lines (SPEC §1.7, §4): `record =
 //! { "/pointer" = value }`, each value a string, an integer, a boolean, or a
 //! list of accepted ones; beyond SPEC §4, `{ present = true|false }` asks
-//! only whether the pointer leads to a value (not null) or to none. Checked the same way at load and by `build.rs` for
-//! the built-ins (which includes this file), so it depends on `toml` only.
+//! only whether the pointer leads to a value (not null) or to none. Checked
+//! the same way at load and by `build.rs` for the built-ins (which includes
+//! this file), so it depends on `toml` only.
 
 /// One accepted value of a condition.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +55,7 @@ fn scalar(pointer: &str, value: &toml::Value) -> Result<Scalar, String> {
         toml::Value::Integer(i) => Ok(Scalar::Int(*i)),
         toml::Value::Boolean(b) => Ok(Scalar::Bool(*b)),
         toml::Value::Table(t) if t.len() == 1 && t.get("present").is_some_and(toml::Value::is_bool) => {
-            Ok(Scalar::Present(t.get("present").and_then(toml::Value::as_bool).unwrap_or(true)))
+            Ok(Scalar::Present(t["present"].as_bool() == Some(true)))
         }
         other => Err(format!(
             "record condition {pointer:?}: a {} is not accepted (use a string, an integer, a boolean, a list of them, or {{ present = true|false }})",
