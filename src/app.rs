@@ -36,7 +36,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Profiles(args) => profiles(&args.dirs, args.format),
         Command::Show(args) => {
             let profile = Resolver::from_env(&args.dirs.profile_dirs)?.resolve(&args.name)?;
-            print(&show::to_toml(&profile)?)
+            print(&show::to_toml(&profile))
         }
         Command::Stall(args) => stall(args),
         Command::Schema(args) => {

@@ -1,123 +1,161 @@
-//! `faultsift show`: a resolved profile (extends and disable applied) written
-//! back as a standalone TOML profile.
+//! `faultsift show`: a resolved profile (extends and disable applied)
+//! written back as a standalone TOML profile.
+//!
+//! Written by hand rather than through a TOML serializer: a serializer writes
+//! a string that holds a newline as a multi-line string, whose lines then
+//! start at the first column, where the profile's own anchored rules read
+//! them (a session that printed the shown profile would pause itself, and
+//! `faultsift test` fails the file's self-match). Every string here is one
+//! physical line: literal where it can be, escaped otherwise, as the
+//! built-in files are written.
 
-use serde::Serialize;
+use std::fmt::Write as _;
 
-use crate::profile::Profile;
+use toml_writer::{ToTomlKey as _, ToTomlValue as _, TomlKeyBuilder, TomlStringBuilder};
+
 use crate::profile::record::{Condition, Scalar};
+use crate::profile::{After, Profile, ToolOutput};
 
-#[derive(Serialize)]
-struct Doc<'a> {
-    name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    description: Option<&'a str>,
-    carries_model_output: bool,
-    // Top-level arrays before the `[[rule]]` tables, as TOML requires.
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    busy: &'a [String],
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    volatile: &'a [String],
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    progress: &'a [String],
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    progress_records: Vec<toml::Table>,
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    banner: &'a [String],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tool_output: Option<&'a crate::profile::ToolOutput>,
-    rule: Vec<RuleDoc<'a>>,
+/// A string as one TOML line: literal when it needs no escape, basic with
+/// escapes (`\n` among them) otherwise. A tab is escaped too, though a
+/// literal string may hold it: a CI log's tab-separated prefix, written raw,
+/// is a line the `ci` profile reads.
+fn string(s: &str) -> String {
+    let b = TomlStringBuilder::new(s);
+    let literal = if s.contains('\t') { None } else { b.as_literal() };
+    literal.unwrap_or_else(|| b.as_basic()).to_toml_value()
 }
 
-#[derive(Serialize)]
-struct RuleDoc<'a> {
-    id: &'a str,
-    kind: &'a str,
-    action: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pattern: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    patterns: Option<&'a [String]>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    case_insensitive: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    description: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    source: Option<&'a str>,
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    examples: &'a [String],
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    counterexamples: &'a [String],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    after: Option<&'a crate::profile::After>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    record: Option<toml::Table>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    field: Option<&'a str>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    fallback: bool,
+fn key(k: &str) -> String {
+    TomlKeyBuilder::new(k).as_default().to_toml_key()
 }
 
-/// Record conditions as the `record` table they were written as.
-fn conditions_table(conditions: &[Condition]) -> toml::Table {
-    let scalar = |s: &Scalar| match s {
-        Scalar::Str(v) => toml::Value::String(v.clone()),
-        Scalar::Int(v) => toml::Value::Integer(*v),
-        Scalar::Bool(v) => toml::Value::Boolean(*v),
-        Scalar::Present(v) => {
-            toml::Value::Table(toml::Table::from_iter([("present".to_string(), toml::Value::Boolean(*v))]))
-        }
-    };
-    conditions
+fn scalar(s: &Scalar) -> String {
+    match s {
+        Scalar::Str(v) => string(v),
+        Scalar::Int(v) => v.to_string(),
+        Scalar::Bool(v) => v.to_string(),
+        Scalar::Present(v) => format!("{{ present = {v} }}"),
+    }
+}
+
+/// Record conditions as the inline `record` table they were written as.
+fn conditions(conditions: &[Condition]) -> String {
+    let fields: Vec<String> = conditions
         .iter()
         .map(|c| {
             let value = match c.accepted.as_slice() {
                 [one] => scalar(one),
-                many => toml::Value::Array(many.iter().map(scalar).collect()),
+                many => format!("[{}]", many.iter().map(scalar).collect::<Vec<_>>().join(", ")),
             };
-            (c.pointer.clone(), value)
+            format!("{} = {value}", key(&c.pointer))
         })
-        .collect()
+        .collect();
+    format!("{{ {} }}", fields.join(", "))
+}
+
+/// One `key = value` line after another.
+#[derive(Default)]
+struct Lines(String);
+
+impl Lines {
+    fn raw(&mut self, k: &str, value: &str) {
+        let _ = writeln!(self.0, "{} = {value}", key(k));
+    }
+
+    fn str(&mut self, k: &str, value: Option<&str>) {
+        if let Some(v) = value {
+            self.raw(k, &string(v));
+        }
+    }
+
+    /// `true` only: every flag here defaults to false.
+    fn flag(&mut self, k: &str, on: bool) {
+        if on {
+            self.raw(k, "true");
+        }
+    }
+
+    /// An array of already written values, one a line; nothing when empty.
+    fn array(&mut self, k: &str, values: impl IntoIterator<Item = String>) {
+        let values: Vec<String> = values.into_iter().collect();
+        if values.is_empty() {
+            return;
+        }
+        let _ = writeln!(self.0, "{} = [", key(k));
+        for v in values {
+            let _ = writeln!(self.0, "  {v},");
+        }
+        self.0.push_str("]\n");
+    }
+
+    fn strings(&mut self, k: &str, values: &[String]) {
+        self.array(k, values.iter().map(|v| string(v)));
+    }
+
+    fn table(&mut self, header: &str) {
+        let _ = write!(self.0, "\n{header}\n");
+    }
+}
+
+fn after(a: &After) -> String {
+    format!("{{ pattern = {}, within = {} }}", string(&a.pattern), a.within)
+}
+
+fn tool_output(out: &mut Lines, t: &ToolOutput) {
+    out.table("[tool_output]");
+    out.str("item", Some(&t.item));
+    out.str("tool", Some(&t.tool));
+    out.str("result", t.result.as_deref());
+    out.str("row", Some(&t.row));
+    out.flag("blank_ends_item", t.blank_ends_item);
 }
 
 /// The profile as TOML, with a header comment saying where it resolved from.
 /// Inherited rules keep their ids; the profile they came from is in a comment.
-pub fn to_toml(profile: &Profile) -> Result<String, toml::ser::Error> {
-    let doc = Doc {
-        name: &profile.name,
-        description: profile.description.as_deref(),
-        carries_model_output: profile.carries_model_output,
-        busy: &profile.stall.busy,
-        volatile: &profile.stall.volatile,
-        progress: &profile.progress,
-        progress_records: profile.progress_records.iter().map(|c| conditions_table(c)).collect(),
-        banner: &profile.banner,
-        tool_output: profile.tool_output.as_ref(),
-        rule: profile
-            .rules
-            .iter()
-            .map(|r| RuleDoc {
-                id: &r.id,
-                kind: &r.kind,
-                action: r.action.as_str(),
-                pattern: (r.patterns.len() == 1).then(|| r.patterns[0].as_str()),
-                patterns: (r.patterns.len() > 1).then_some(r.patterns.as_slice()),
-                case_insensitive: r.case_insensitive,
-                description: r.description.as_deref(),
-                source: r.source.as_deref(),
-                examples: &r.examples,
-                counterexamples: &r.counterexamples,
-                after: r.after.as_ref(),
-                record: r.record.as_deref().map(conditions_table),
-                field: r.field.as_deref(),
-                fallback: r.fallback,
-            })
-            .collect(),
-    };
-    let body = toml::to_string_pretty(&doc)?;
+pub fn to_toml(profile: &Profile) -> String {
     let files: Vec<String> = profile.texts.iter().map(|(origin, _)| crate::output::safe::line(origin)).collect();
-    Ok(format!(
-        "# faultsift show {}: resolved from {} (extends and disable applied)\n\n{body}",
+    let mut out = Lines::default();
+    let _ = write!(
+        out.0,
+        "# faultsift show {}: resolved from {} (extends and disable applied)\n\n",
         crate::output::safe::line(&profile.name),
         files.join(" <- ")
-    ))
+    );
+    // Top-level keys before any table, as TOML requires.
+    out.str("name", Some(&profile.name));
+    out.str("description", profile.description.as_deref());
+    out.raw("carries_model_output", &profile.carries_model_output.to_string());
+    out.strings("busy", &profile.stall.busy);
+    out.strings("volatile", &profile.stall.volatile);
+    out.strings("progress", &profile.progress);
+    out.array("progress_records", profile.progress_records.iter().map(|c| conditions(c)));
+    out.strings("banner", &profile.banner);
+    if let Some(t) = &profile.tool_output {
+        tool_output(&mut out, t);
+    }
+    for r in &profile.rules {
+        out.table("[[rule]]");
+        out.str("id", Some(&r.id));
+        out.str("kind", Some(&r.kind));
+        out.str("action", Some(r.action.as_str()));
+        match r.patterns.as_slice() {
+            [one] => out.str("pattern", Some(one)),
+            many => out.strings("patterns", many),
+        }
+        out.flag("case_insensitive", r.case_insensitive);
+        out.str("description", r.description.as_deref());
+        out.str("source", r.source.as_deref());
+        out.strings("examples", &r.examples);
+        out.strings("counterexamples", &r.counterexamples);
+        if let Some(a) = &r.after {
+            out.raw("after", &after(a));
+        }
+        if let Some(c) = r.record.as_deref() {
+            out.raw("record", &conditions(c));
+        }
+        out.str("field", r.field.as_deref());
+        out.flag("fallback", r.fallback);
+    }
+    out.0
 }

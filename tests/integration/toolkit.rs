@@ -166,6 +166,26 @@ fn show_round_trips_the_resolved_rules() {
 }
 
 #[test]
+fn a_shown_builtin_passes_every_check_and_classifies_as_the_builtin() {
+    // Saved and checked as a profile author would: `show X > x.toml; test x.toml`.
+    let builtins = Test::new().args(["test", "--format", "json"]).run();
+    let builtins: serde_json::Value = serde_json::from_str(&builtins.stdout).unwrap();
+    for b in builtins["profiles"].as_array().unwrap() {
+        let name = b["profile"].as_str().unwrap();
+        let shown = Test::new().args(["show", name]).run().stdout;
+        let out = Test::new().file("shown.toml", &shown).args(["test", "--format", "json", "shown.toml"]).run();
+        let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let p = &doc["profiles"][0];
+        // A multi-line example written as a multi-line string starts its
+        // lines at the first column, where the profile's own rules read it.
+        assert_eq!(doc["failures"], serde_json::json!([]), "{name}");
+        for key in ["rules", "examples", "counterexamples", "corpus_train", "corpus_test"] {
+            assert_eq!(p[key], b[key], "{name}: {key}");
+        }
+    }
+}
+
+#[test]
 fn completions_and_man_page() {
     // The scripts register the binary as its own completer (clap_complete's
     // dynamic completions): they hold no option names, the binary answers.
