@@ -158,7 +158,7 @@ FAULT_RE = {
     "unavailable": r"(?i)\b503\b|unavailable",
     "refused": r"(?i)ECONNREFUSED|connection refused|unable to connect|connection error|fetch failed|"
     r"error sending request|ConnectionRefused|Connect(ion)?Error|network error|cannot connect|could not connect|"
-    r"failed to connect",
+    r"failed to connect|waiting for network",
     "hang": r"(?i)timed out|ETIMEDOUT|deadline exceeded|request timeout|timeout error|API error · retrying",
     "reset": r"(?i)ECONNRESET|socket hang up|connection reset|\bterminated\b|fetch failed|network error|"
     r"connection error|error sending request|stream disconnected|closed unexpectedly|cannot connect",
@@ -176,7 +176,8 @@ FAULT_RE = {
     # A client that cannot tell a refused certificate from any failed connection
     # says only that (Codex: `error sending request`; Gemini CLI: `fetch failed`).
     "tls": r"(?i)certificate|self[- ]signed|\bSSL\b|\bTLS\b|UnknownIssuer|CERT_|handshake|fetch failed|"
-    r"error sending request|connection error|unable to connect|network error|failed to connect|cannot connect",
+    r"error sending request|connection error|unable to connect|network error|failed to connect|cannot connect|"
+    r"waiting for network",
     "too-long": r"(?i)too long|maximum context|context (?:length|window)|exceeds the maximum|context_length_exceeded|"
     r"INVALID_ARGUMENT|input token count",
     "not-found": r"(?i)not[ _]found|does not exist|model_not_found|NOT_FOUND|ListModels",
@@ -593,7 +594,12 @@ CLIS = {
     "codex": (
         setup_codex,
         ["{bin}", PROMPT],
-        [("exec-json", ["{bin}", "exec", "--json", "--skip-git-repo-check", PROMPT], "jsonl")],
+        [
+            ("exec-json", ["{bin}", "exec", "--json", "--skip-git-repo-check", PROMPT], "jsonl"),
+            # the human output a CI job logs: the answer on stdout, progress,
+            # warnings and `ERROR: …` on stderr
+            ("exec", ["{bin}", "exec", "--skip-git-repo-check", PROMPT], "stdout"),
+        ],
         [".codex/sessions/**/*.jsonl"],
     ),
     "gemini": (

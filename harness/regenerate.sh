@@ -8,6 +8,13 @@ python3 harness/drive.py --install
 SIX="--cli claude --cli codex --cli gemini --cli qwen --cli opencode --cli copilot"
 python3 harness/drive.py --run $SIX                              # 6 CLIs x 8 scenarios, cap 90 s
 python3 harness/drive.py --run $SIX --scenario quota
+# `codex exec`'s human output, added later: the scenarios its `exec --json` runs have
+CODEX=""
+for s in healthy overloaded rate-limit auth server-error unavailable refused hang quota reset \
+         midstream bad-gateway dns forbidden gateway-timeout tls too-long not-found flaky unreachable tool write; do
+    CODEX="$CODEX --scenario $s"
+done
+python3 harness/drive.py --run --cli codex --mode headless --variant exec $CODEX
 # aider and the OpenHands CLI (from PyPI) were run through all twenty scenarios;
 # the OpenHands SDK retries five times 8 to 64 s apart, so it gets 180 s.
 ALL=""
