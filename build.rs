@@ -279,13 +279,16 @@ fn builtins(dir: &Path) -> String {
                 })
             };
             let required = |k: &str| built(k).unwrap_or_else(|| panic!("{}: tool_output.{k} is missing", f.display()));
+            let optional = |k: &str| built(k).map_or_else(|| "None".to_string(), |r| format!("Some({r})"));
             let blank_ends_item = t.get("blank_ends_item").and_then(|v| v.as_bool()).unwrap_or(false);
             format!(
-                "Some(BuiltToolOutput {{ item: {}, tool: {}, result: {}, row: {}, blank_ends_item: {blank_ends_item} }})",
+                "Some(BuiltToolOutput {{ item: {}, tool: {}, result: {}, row: {}, blank_ends_item: {blank_ends_item}, message: {}, message_row: {} }})",
                 required("item"),
                 required("tool"),
-                built("result").map_or_else(|| "None".to_string(), |r| format!("Some({r})")),
+                optional("result"),
                 required("row"),
+                optional("message"),
+                optional("message_row"),
             )
         });
         let _ = writeln!(out, "        tool_output: {},", tool_output.as_deref().unwrap_or("None"));

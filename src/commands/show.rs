@@ -109,6 +109,8 @@ fn tool_output(out: &mut Lines, t: &ToolOutput) {
     out.str("result", t.result.as_deref());
     out.str("row", Some(&t.row));
     out.flag("blank_ends_item", t.blank_ends_item);
+    out.str("message", t.message.as_deref());
+    out.str("message_row", t.message_row.as_deref());
 }
 
 /// The profile as TOML, with a header comment saying where it resolved from.

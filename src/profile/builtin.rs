@@ -59,6 +59,10 @@ pub struct BuiltToolOutput {
     pub row: BuiltPattern,
     /// `blank_ends_item`.
     pub blank_ends_item: bool,
+    /// `message`, when set.
+    pub message: Option<BuiltPattern>,
+    /// `message_row`, when set.
+    pub message_row: Option<BuiltPattern>,
 }
 
 /// A built-in rule as matching needs it (no examples, no prose).

@@ -350,7 +350,16 @@ fn lean(b: &builtin::Builtin, with_stall: bool) -> ProfileFile {
             result: t.result.map(|r| r.0.to_string()),
             row: t.row.0.to_string(),
             blank_ends_item: t.blank_ends_item,
-            lite: [t.item.1, t.tool.1, t.result.and_then(|r| r.1), t.row.1],
+            message: t.message.map(|m| m.0.to_string()),
+            message_row: t.message_row.map(|m| m.0.to_string()),
+            lite: [
+                t.item.1,
+                t.tool.1,
+                t.result.and_then(|r| r.1),
+                t.row.1,
+                t.message.and_then(|m| m.1),
+                t.message_row.and_then(|m| m.1),
+            ],
         }),
         banner: (!b.banner.is_empty()).then(|| b.banner.iter().map(|w| (*w).to_string()).collect()),
     }

@@ -43,7 +43,8 @@ pub const MAX_TOOL_OUTPUT_REACH: usize = 200;
 /// above as its result, and which lines continue an item (its rows). A fault
 /// rule's match on a tool's own output (the call's line, or the first result
 /// item below the call, or a row under either) is the program under work
-/// speaking, not the agent: it is not a hit.
+/// speaking, not the agent: it is not a hit. Nor is a match on a row of the
+/// agent's own message (`message`, `message_row`): the model writing.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolOutput {
@@ -62,10 +63,20 @@ pub struct ToolOutput {
     /// sets apart); otherwise an item goes on across blank lines.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub blank_ends_item: bool,
+    /// An item that is the agent's own message, the model's text (set with
+    /// `message_row`): a line among its rows is the model writing, as a
+    /// quotation of an error in its answer is, not a hit. The item's own line
+    /// still is: the program's errors are items of their own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// A line that continues a message item (blank lines between its rows
+    /// do not end it, since a message's paragraphs are set apart by them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_row: Option<String>,
     /// Built-in patterns only: each one's form for `regex-lite` (item, tool,
-    /// result, row), worked out when faultsift was built.
+    /// result, row, message, message row), worked out when faultsift was built.
     #[serde(skip)]
-    pub lite: [Option<super::builtin::LiteForm>; 4],
+    pub lite: [Option<super::builtin::LiteForm>; 6],
 }
 
 /// One rule, validated.
@@ -306,10 +317,22 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
     }
 
     if let Some(t) = &raw.tool_output {
-        let patterns =
-            [("item", Some(&t.item)), ("tool", Some(&t.tool)), ("result", t.result.as_ref()), ("row", Some(&t.row))];
+        let patterns = [
+            ("item", Some(&t.item)),
+            ("tool", Some(&t.tool)),
+            ("result", t.result.as_ref()),
+            ("row", Some(&t.row)),
+            ("message", t.message.as_ref()),
+            ("message_row", t.message_row.as_ref()),
+        ];
         for (key, pattern) in patterns.into_iter().filter_map(|(k, p)| Some((k, p?))) {
             check_pattern(pattern, false).map_err(|c| rule_err(format!("tool_output.{key}"), c))?;
+        }
+        if t.message.is_some() != t.message_row.is_some() {
+            return Err(rule_err(
+                "tool_output.message".into(),
+                RuleError::Field("`message` and `message_row` are set together".into()),
+            ));
         }
     }
 
@@ -538,6 +561,12 @@ pre = "echo hi"
         assert_eq!(f.tool_output.map(|t| (t.result, t.blank_ends_item)), Some((None, false)));
         let f = parse_str("tool_output = { item = '^x', tool = '^y', row = '^ ', blank_ends_item = true }\n").unwrap();
         assert_eq!(f.tool_output.map(|t| t.blank_ends_item), Some(true));
+        let f =
+            parse_str("tool_output = { item = '^x', tool = '^y', row = '^ ', message = '^m ', message_row = '^  ' }\n")
+                .unwrap();
+        assert_eq!(f.tool_output.and_then(|t| t.message), Some("^m ".to_string()));
+        let e = parse_str("tool_output = { item = '^x', tool = '^y', row = '^ ', message = '^m ' }\n").unwrap_err();
+        assert!(e.starts_with("t.toml: rule `tool_output.message`: ") && e.contains("together"), "{e}");
         let e = parse_str("tool_output = { item = '^\\s*$|^x', tool = '^y', row = '^ ' }\n").unwrap_err();
         assert!(e.starts_with("t.toml: rule `tool_output.item`: ") && e.contains("empty"), "{e}");
     }

@@ -999,9 +999,75 @@ fn the_agent_s_errors_around_a_tool_s_output_stay_faults() {
             "goose",
             "  ────────\n  ▸ shell\n    command: npm test\n    ok\nNetwork error: Could not connect to api.openai.com — check your network connection and try again.\nPlease resend your message to try again.\n",
         ),
+        // The agent's error after its own message: an item of its own.
+        (
+            "claude",
+            "● The tests pass now.\n  One more check.\n● API Error: 529 Overloaded. This is a server-side issue, usually temporary\n",
+        ),
+        (
+            "codex",
+            "• The tests pass now.\n  One more check.\n■ unexpected status 503 Service Unavailable: upstream, url: https://api.openai.com/v1/responses\n",
+        ),
+        (
+            "gemini",
+            "✦ The tests pass now.\n  One more check.\n✕ [API Error: exception TypeError: fetch failed sending request]\n",
+        ),
+        (
+            "qwen",
+            "  ◆\u{fe0e} The tests pass now.\n    One more check.\n  ✕ [API Error: 401 Incorrect API key provided: <FAKE_KEY>.] (Press Ctrl+Y to retry)\n",
+        ),
     ];
     for (name, log) in cases {
         let v = classify(&compiled(name), log.as_bytes());
         assert!(v.env_fault, "{name}: {log:?} -> {:?}", v.action);
     }
+}
+
+/// How each agent draws its own message (the model's text) in its pane, from
+/// the harness's captures (testdata/clients/*/tool.pane: `● Done. …` and its
+/// rows two columns in; Qwen Code's `  ◆︎ Done. …` and its rows four in): a
+/// message that quotes a line in a paragraph of its own.
+const MESSAGE_FRAMES: [(&str, &str); 4] = [
+    ("claude", "● Fixed. The wrapper now prints:\n\n  {}\n\n  and all 42 tests pass.\n"),
+    ("codex", "• Fixed. The wrapper now prints:\n\n  {}\n\n  and all 42 tests pass.\n"),
+    ("gemini", "✦ Fixed. The wrapper now prints:\n\n  {}\n\n  and all 42 tests pass.\n"),
+    ("qwen", "  ◆\u{fe0e} Fixed. The wrapper now prints:\n\n    {}\n\n    and all 42 tests pass.\n"),
+];
+
+/// The healthy lines shaped like an agent's own error (testdata/tool-output)
+/// quoted in the agent's own message are the model writing, not a fault:
+/// the profile reads its message's rows (`tool_output.message`). Without
+/// that, most fire (the test asserts they do as the message's first line,
+/// which is the item itself). Lines that open with an agent's own glyph
+/// (`⎿`, `└`, `✕`) are left out: quoted so, a row is that agent's item.
+#[test]
+fn an_error_quoted_in_the_agent_s_message_is_not_a_fault() {
+    let text = std::fs::read_to_string(testdata("tool-output/healthy-lines.txt")).unwrap();
+    let bodies: std::collections::BTreeSet<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(str::trim_start)
+        .filter(|b| b.starts_with(|c: char| c.is_ascii()))
+        .collect();
+    assert!(bodies.len() >= 150, "{} lines", bodies.len());
+    let mut fired = Vec::new();
+    // The same lines at the left edge below the message, where no item's
+    // row is: a program's line, which the rules read.
+    let mut outside = std::collections::BTreeSet::new();
+    for (name, frame) in MESSAGE_FRAMES {
+        let profile = compiled(name);
+        let indent = frame.split("{}").next().unwrap().rsplit('\n').next().unwrap();
+        for body in &bodies {
+            let log = frame.replacen("{}", body, 1);
+            if classify(&profile, log.as_bytes()).env_fault {
+                fired.push(format!("{name}: {log:?}"));
+            }
+            let left = frame.replacen(&format!("{indent}{{}}"), body, 1);
+            if classify(&profile, left.as_bytes()).env_fault {
+                outside.insert(*body);
+            }
+        }
+    }
+    assert!(fired.is_empty(), "{} fired:\n{}", fired.len(), fired.join("\n"));
+    assert!(outside.len() * 2 >= bodies.len(), "only {} of {} fire at the left edge", outside.len(), bodies.len());
 }

@@ -230,11 +230,20 @@ struct ToolCheck {
     regexes: OnceLock<Option<ToolRegexes>>,
 }
 
-/// `tool_output`'s `item`, `tool`, `result` and `row`, compiled.
-type ToolRegexes = (Engine, Engine, Option<Engine>, Engine);
+/// `tool_output`'s patterns, compiled.
+#[derive(Debug)]
+struct ToolRegexes {
+    item: Engine,
+    tool: Engine,
+    result: Option<Engine>,
+    row: Engine,
+    /// `message` and `message_row`, when set.
+    message: Option<(Engine, Engine)>,
+}
 
 impl ToolCheck {
-    /// Whether line `line` of `cleaned` is a tool's own output: the line, or
+    /// Whether line `line` of `cleaned` is a row of the agent's own message
+    /// (the model writing), or a tool's own output: the line, or
     /// the item its rows continue, is a tool's call or the first result below
     /// a call. A later result under the same call is the agent's own (a retry
     /// notice hangs there too), and a line that neither starts an item nor is
@@ -251,9 +260,13 @@ impl ToolCheck {
                 Some(r) => Some(new(r, 2)?),
                 None => None,
             };
-            Some((new(&t.item, 0)?, new(&t.tool, 1)?, result, new(&t.row, 3)?))
+            let message = match (&t.message, &t.message_row) {
+                (Some(m), Some(r)) => Some((new(m, 4)?, new(r, 5)?)),
+                _ => None,
+            };
+            Some(ToolRegexes { item: new(&t.item, 0)?, tool: new(&t.tool, 1)?, result, row: new(&t.row, 3)?, message })
         });
-        let Some((item, tool, result, row)) = compiled else {
+        let Some(ToolRegexes { item, tool, result, row, message }) = compiled else {
             return false;
         };
         let text = |i: usize| {
@@ -265,6 +278,27 @@ impl ToolCheck {
         // reached through rows only. Cleaning drops blank lines; a line that
         // did not follow the one above directly had one before it.
         let low = line.saturating_sub(crate::profile::schema::MAX_TOOL_OUTPUT_REACH);
+        // A row of the agent's own message: the model writing. Its rows go on
+        // across blank lines; the item's own line is not one of them.
+        if let Some((message, message_row)) = message {
+            let t = text(line);
+            if !item.is_match(t) && message_row.is_match(t) {
+                let mut at = line;
+                while at > low {
+                    at -= 1;
+                    let t = text(at);
+                    if item.is_match(t) {
+                        if message.is_match(t) {
+                            return true;
+                        }
+                        break;
+                    }
+                    if !message_row.is_match(t) {
+                        break;
+                    }
+                }
+            }
+        }
         let mut at = line;
         loop {
             let t = text(at);
