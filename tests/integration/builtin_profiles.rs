@@ -1023,6 +1023,37 @@ fn the_agent_s_errors_around_a_tool_s_output_stay_faults() {
     }
 }
 
+/// `codex exec` prints `tokens used` and the count when it exits, after a
+/// fatal error too (the real `too-long` capture ends so): it is no work after
+/// the fault. The agent's next message (`codex`) after a retry notice is.
+#[test]
+fn codex_exec_s_exit_count_is_no_recovery_and_its_next_message_is() {
+    let codex = compiled("codex");
+    let fatal = std::fs::read_to_string(testdata("clients/codex@0.171.0/rate-limit.exec.stderr")).unwrap();
+    let v = classify(&codex, format!("{fatal}tokens used\n4,812\n").as_bytes());
+    assert_eq!((v.action, v.recovered), (Action::Retry, false), "{:?}", v.rule);
+    let retried = "ERROR: Reconnecting... 1/2\ncodex\nThe answer is 4.\ntokens used\n52\n";
+    let v = classify(&codex, retried.as_bytes());
+    assert_eq!((v.action, v.recovered), (Action::Charge, true), "{:?}", v.rule);
+}
+
+/// The rows below the agent's own error item are the error's, though the
+/// item has a message's shape (`● API Error: …` as `● Done.`): a rule that
+/// reads a wrapped tail still reads it there.
+#[test]
+fn the_rows_of_an_error_item_are_not_the_model_s_message() {
+    let claude = compiled("claude");
+    // Claude Code 2.1.332's error wrapped two columns in below its head, in
+    // a pane whose rules give its width.
+    let log = format!(
+        "● Bash(cargo test -q)\n  ⎿  running 12 tests\n● API Error: 401\n  {{\"type\":\"error\",\"error\":{{\"type\":\"authentication_error\",\"message\":\"OAuth\n  token has expired. Please obtain a new token or refresh your existing\n  token.\"}},\"request_id\":\"req_011CSSdA5fqJCVm1m4XMjNks\"}} · Please run /login\n\n{rule}\n❯ \n{rule}\n",
+        rule = "─".repeat(80)
+    );
+    let v = classify(&claude, log.as_bytes());
+    let rules: Vec<&str> = v.hits.iter().map(|h| h.rule.as_str()).collect();
+    assert!(rules.contains(&"claude/auth-failed-continuation"), "{rules:?}");
+}
+
 /// How each agent draws its own message (the model's text) in its pane, from
 /// the harness's captures (testdata/clients/*/tool.pane: `● Done. …` and its
 /// rows two columns in; Qwen Code's `  ◆︎ Done. …` and its rows four in): a

@@ -250,7 +250,13 @@ impl ToolCheck {
     /// a row breaks the chain (the agent's own line, or a row a pane cut), as
     /// a blank line does where `blank_ends_item` says so.
     /// Adds the bytes searched to `searched`.
-    fn is_tool_output(&self, cleaned: &Cleaned, line: usize, searched: &Cell<usize>) -> bool {
+    fn is_tool_output(
+        &self,
+        cleaned: &Cleaned,
+        line: usize,
+        searched: &Cell<usize>,
+        is_fault: &dyn Fn(&str) -> bool,
+    ) -> bool {
         let compiled = self.regexes.get_or_init(|| {
             let t = &self.spec;
             // A lite form with ASCII word boundaries stands for its pattern
@@ -288,7 +294,9 @@ impl ToolCheck {
                     at -= 1;
                     let t = text(at);
                     if item.is_match(t) {
-                        if message.is_match(t) {
+                        // The program's own error is an item of the same
+                        // shape (`● API Error: …`): its rows are its own.
+                        if message.is_match(t) && !is_fault(t) {
                             return true;
                         }
                         break;
@@ -968,7 +976,10 @@ impl CompiledProfile {
         let agent_s = |rule: usize| {
             !self.profile.rules[rule].action.is_env_fault()
                 || !*tool.get_or_init(|| {
-                    self.tool_output.as_ref().is_some_and(|t| t.is_tool_output(cleaned, line, searched))
+                    let is_fault = |head: &str| {
+                        self.first_rule(head).is_some_and(|(r, _)| self.profile.rules[r].action.is_env_fault())
+                    };
+                    self.tool_output.as_ref().is_some_and(|t| t.is_tool_output(cleaned, line, searched, &is_fault))
                 })
         };
         self.first_rule_framed(text, |f| f.frames(cleaned, line, searched), agent_s)
