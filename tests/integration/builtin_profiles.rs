@@ -1056,9 +1056,11 @@ fn the_rows_of_an_error_item_are_not_the_model_s_message() {
 
 /// How each agent draws its own message (the model's text) in its pane, from
 /// the harness's captures (testdata/clients/*/tool.pane: `● Done. …` and its
-/// rows two columns in; Qwen Code's `  ◆︎ Done. …` and its rows four in): a
+/// rows two columns in; Qwen Code's `  ◆︎ Done. …` and its rows four in;
+/// Copilot CLI's ` ● Done. …` and its rows three in): a
 /// message that quotes a line in a paragraph of its own.
-const MESSAGE_FRAMES: [(&str, &str); 4] = [
+const MESSAGE_FRAMES: [(&str, &str); 5] = [
+    ("copilot", " ● Fixed. The wrapper now prints:\n\n   {}\n\n   and all 42 tests pass.\n"),
     ("claude", "● Fixed. The wrapper now prints:\n\n  {}\n\n  and all 42 tests pass.\n"),
     ("codex", "• Fixed. The wrapper now prints:\n\n  {}\n\n  and all 42 tests pass.\n"),
     ("gemini", "✦ Fixed. The wrapper now prints:\n\n  {}\n\n  and all 42 tests pass.\n"),
