@@ -250,7 +250,7 @@ impl ToolCheck {
     /// a row breaks the chain (the agent's own line, or a row a pane cut), as
     /// a blank line does where `blank_ends_item` says so.
     /// Adds the bytes searched to `searched`.
-    fn is_tool_output(
+    fn is_tool_output_or_model_text(
         &self,
         cleaned: &Cleaned,
         line: usize,
@@ -280,44 +280,25 @@ impl ToolCheck {
             searched.set(searched.get() + t.len());
             t
         };
-        // The item this line belongs to: itself, or the nearest one above
-        // reached through rows only. Cleaning drops blank lines; a line that
-        // did not follow the one above directly had one before it.
         let low = line.saturating_sub(crate::profile::schema::MAX_TOOL_OUTPUT_REACH);
         // A row of the agent's own message: the model writing. Its rows go on
-        // across blank lines; the item's own line is not one of them.
-        if let Some((message, message_row)) = message {
-            let t = text(line);
-            if !item.is_match(t) && message_row.is_match(t) {
-                let mut at = line;
-                while at > low {
-                    at -= 1;
-                    let t = text(at);
-                    if item.is_match(t) {
-                        // The program's own error is an item of the same
-                        // shape (`● API Error: …`): its rows are its own.
-                        if message.is_match(t) && !is_fault(t) {
-                            return true;
-                        }
-                        break;
-                    }
-                    if !message_row.is_match(t) {
-                        break;
-                    }
-                }
+        // across blank lines; the item's own line is not one of them, and the
+        // program's own error is an item of the same shape (`● API Error: …`)
+        // whose rows are its own.
+        if let Some((message, message_row)) = message
+            && let Some(head) = item_of(&text, item, message_row, line, low, None).filter(|&h| h != line)
+        {
+            let t = text(head);
+            if message.is_match(t) && !is_fault(t) {
+                return true;
             }
         }
-        let mut at = line;
-        loop {
-            let t = text(at);
-            if item.is_match(t) {
-                break;
-            }
-            if !row.is_match(t) || at == low || (self.spec.blank_ends_item && !cleaned.lines[at].follows) {
-                return false;
-            }
-            at -= 1;
-        }
+        // Cleaning drops blank lines; a line that did not follow the one
+        // above directly had one before it.
+        let blank_ends = self.spec.blank_ends_item.then_some(cleaned);
+        let Some(at) = item_of(&text, item, row, line, low, blank_ends) else {
+            return false;
+        };
         let head = cleaned.line_text(&cleaned.lines[at]);
         if tool.is_match(head) {
             return true;
@@ -325,6 +306,30 @@ impl ToolCheck {
         // A result: the first below a call when the item above it is the call.
         result.as_ref().is_some_and(|r| r.is_match(head))
             && (low..at).rev().map(&text).find(|t| item.is_match(t)).is_some_and(|t| tool.is_match(t))
+    }
+}
+
+/// The item line `line` belongs to: itself, or the nearest item above it
+/// (down to `low`) reached through lines that match `rows` only; with
+/// `blank_ends`, a blank line before a row ends the chain too.
+fn item_of<'a>(
+    text: &impl Fn(usize) -> &'a str,
+    item: &Engine,
+    rows: &Engine,
+    line: usize,
+    low: usize,
+    blank_ends: Option<&Cleaned>,
+) -> Option<usize> {
+    let mut at = line;
+    loop {
+        let t = text(at);
+        if item.is_match(t) {
+            return Some(at);
+        }
+        if !rows.is_match(t) || at == low || blank_ends.is_some_and(|c| !c.lines[at].follows) {
+            return None;
+        }
+        at -= 1;
     }
 }
 
@@ -979,7 +984,9 @@ impl CompiledProfile {
                     let is_fault = |head: &str| {
                         self.first_rule(head).is_some_and(|(r, _)| self.profile.rules[r].action.is_env_fault())
                     };
-                    self.tool_output.as_ref().is_some_and(|t| t.is_tool_output(cleaned, line, searched, &is_fault))
+                    self.tool_output
+                        .as_ref()
+                        .is_some_and(|t| t.is_tool_output_or_model_text(cleaned, line, searched, &is_fault))
                 })
         };
         self.first_rule_framed(text, |f| f.frames(cleaned, line, searched), agent_s)
