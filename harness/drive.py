@@ -586,6 +586,8 @@ CLIS = {
         ["{bin}", PROMPT],
         [
             ("stream-json", ["{bin}", "-p", PROMPT, "--output-format", "stream-json", "--verbose"], "jsonl"),
+            # one line at exit: a JSON array of every message, the result last
+            ("json", ["{bin}", "-p", PROMPT, "--output-format", "json", "--verbose"], "json"),
             # the debug log (~/.claude/debug/<session>.txt) is what is kept of this run
             ("debug", ["{bin}", "-p", PROMPT, "--debug"], "out"),
         ],
@@ -617,6 +619,8 @@ CLIS = {
         [
             ("text", ["{bin}", "-p", PROMPT], "stdout"),
             ("stream-json", ["{bin}", "-p", PROMPT, "--output-format", "stream-json"], "jsonl"),
+            # one line at exit: a JSON array of every message, the result last
+            ("json", ["{bin}", "-p", PROMPT, "--output-format", "json"], "json"),
         ],
         [".qwen/tmp/*/chats/*.jsonl", ".qwen/projects/*/chats/*.jsonl"],
     ),

@@ -25,6 +25,15 @@
 //! only line is the cut tail of a record (one record longer than the window) is
 //! read as records too, when that tail ends with `}`: the verdict then says the
 //! record was cut, instead of matching screen rules against JSON text.
+//!
+//! A line that is a JSON array of objects (`[{…},{…}]`) is read as its
+//! objects, each a record of its own: the one-shot JSON output of Claude
+//! Code's `-p --output-format json --verbose` and of Qwen Code's
+//! `--output-format json` is every message of the session in one array, the
+//! result last. Its objects are found from the array's end back
+//! ([`array_records`]), where the scanner knows it is outside any string, so
+//! that a window cut inside a long array still yields the complete objects at
+//! its end; a record's offset is then where its object starts.
 
 /// How a log's window is read (`--input`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -114,25 +123,35 @@ pub fn read(bytes: &[u8], starts_mid_line: bool, mode: InputMode, banner: &[Stri
     }
     let mut lines = split(bytes, preamble.0);
     let mut cut = false;
+    // The complete objects at the end of a cut array's tail.
+    let mut head = Vec::new();
     if starts_mid_line && !lines.is_empty() {
         let first = lines.remove(0);
-        if lines.is_empty() {
+        let tail = trim(&bytes[first.offset..first.end]);
+        if tail.ends_with(b"]") {
+            array_records(bytes, first, &mut head);
+        }
+        if lines.is_empty() && head.is_empty() {
             // One record longer than the window: its tail is all there is.
             cut = true;
-            if auto && !trim(&bytes[first.offset..first.end]).ends_with(b"}") {
+            if auto && !(tail.ends_with(b"}") || tail.ends_with(b"}]")) {
                 return None;
             }
         }
     }
     let first = lines.first().map(|l| &bytes[l.offset..l.end]);
-    if auto && first.is_some_and(|l| !l.starts_with(b"{")) {
+    if auto && first.is_some_and(|l| !l.starts_with(b"{") && !opens_array_of_objects(trim(l))) {
         return None;
     }
     let allowed = lines.len() / INVALID_SHARE;
-    let mut records = Records { lines: Vec::with_capacity(lines.len()), invalid: 0, unparsed: 0, cut, banner: 0 };
+    let mut records = Records { lines: head, invalid: 0, unparsed: 0, cut, banner: 0 };
+    records.lines.reserve(lines.len());
     for line in lines {
-        if shaped_as_object(&bytes[line.offset..line.end]) {
+        let body = &bytes[line.offset..line.end];
+        if shaped_as_object(body) {
             records.lines.push(line);
+        } else if opens_array_of_objects(trim(body)) && trim(body).ends_with(b"]") {
+            array_records(bytes, line, &mut records.lines);
         } else {
             records.invalid += 1;
             if auto && records.invalid > allowed {
@@ -181,10 +200,72 @@ fn first_line_opens_object(bytes: &[u8], starts_mid_line: bool) -> bool {
             None => return true,
         }
     }
-    match rest.iter().find(|b| !b.is_ascii_whitespace()) {
-        Some(&b) => b == b'{',
+    let start = rest.iter().position(|b| !b.is_ascii_whitespace());
+    match start.map(|i| &rest[i..]) {
+        Some(line) => line.starts_with(b"{") || opens_array_of_objects(line),
         None => true,
     }
+}
+
+/// Whether `line` (leading blanks skipped) opens a JSON array whose first
+/// item is an object: `[{`, blanks allowed between.
+fn opens_array_of_objects(line: &[u8]) -> bool {
+    let rest = line.strip_prefix(b"[").unwrap_or_default();
+    rest.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+}
+
+/// Pushes onto `out`, in window order, the spans of the objects at the top
+/// level of the JSON array that `line` ends (`…}]`, blanks aside). The scan
+/// runs from the array's end back, where it is outside any string, so it
+/// knows at every byte whether it is in one (a quote is escaped when an odd
+/// run of backslashes comes before it) even when the line is the cut tail of
+/// an array: an object whose opening brace the line lacks is not pushed.
+/// Items that are not objects are passed over; the objects' syntax is checked
+/// when the scan parses them.
+fn array_records(bytes: &[u8], line: RecordLine, out: &mut Vec<RecordLine>) {
+    let body = &bytes[line.offset..line.end];
+    let Some(close) = body.iter().rposition(|&b| b == b']') else { return };
+    let mut found = Vec::new();
+    // Brackets and braces open below the array's own `]`, and where the
+    // object being read ends.
+    let mut depth = 0usize;
+    let mut end = 0;
+    let mut in_string = false;
+    let mut i = close;
+    while i > 0 {
+        i -= 1;
+        let b = body[i];
+        if b == b'"' {
+            let backslashes = body[..i].iter().rev().take_while(|&&c| c == b'\\').count();
+            if backslashes % 2 == 0 {
+                in_string = !in_string;
+            }
+            continue;
+        }
+        if in_string {
+            continue;
+        }
+        match b {
+            b'}' | b']' => {
+                depth += 1;
+                if depth == 1 && b == b'}' {
+                    end = i + 1;
+                }
+            }
+            b'{' | b'[' => {
+                if depth == 0 {
+                    // The array's own `[`: every item is read.
+                    break;
+                }
+                depth -= 1;
+                if depth == 0 && b == b'{' && end > i {
+                    found.push(RecordLine { offset: line.offset + i, end: line.offset + end });
+                }
+            }
+            _ => {}
+        }
+    }
+    out.extend(found.into_iter().rev());
 }
 
 /// Non-blank lines from `from` on, split at `\n`, each without its line
@@ -553,6 +634,55 @@ mod tests {
             assert_eq!(shaped.get(slot), parse(line.as_bytes()).as_ref(), "{line}");
             assert_eq!(shaped, shape.fields(&parse(line.as_bytes()).unwrap()), "{line}");
         }
+    }
+
+    #[test]
+    fn a_line_that_is_an_array_of_objects_is_read_as_its_objects() {
+        // Qwen Code's `--output-format json`: the session's messages, the
+        // result last; strings hold brackets, braces, escaped quotes and
+        // backslashes that must not end an object.
+        let log = concat!(
+            r#"[{"type":"system","tools":["a","b"]},{"type":"assistant","text":"} ] \" { [ \\"},"#,
+            r#"{"type":"result","is_error":true,"error":{"message":"[API Error: 429]\\"}}]"#,
+            "\n"
+        )
+        .as_bytes();
+        let r = read(log, false, InputMode::Auto, &[]).unwrap();
+        let got: Vec<&[u8]> = r.lines.iter().map(|l| r.bytes(log, l)).collect();
+        assert_eq!(
+            got,
+            [
+                br#"{"type":"system","tools":["a","b"]}"#.as_slice(),
+                br#"{"type":"assistant","text":"} ] \" { [ \\"}"#,
+                br#"{"type":"result","is_error":true,"error":{"message":"[API Error: 429]\\"}}"#,
+            ]
+        );
+        assert_eq!(r.invalid, 0);
+        for record in got {
+            assert!(parse(record).is_some(), "{}", String::from_utf8_lossy(record));
+        }
+        // Beside records, with blanks; an array of anything else is no record.
+        let mixed = b"{\"a\":1}\n  [ {\"b\":2} , 7, [3], {\"c\":[{}]} ]  \n[1,2]\n";
+        let r = read(mixed, false, InputMode::Jsonl, &[]).unwrap();
+        let got: Vec<&[u8]> = r.lines.iter().map(|l| r.bytes(mixed, l)).collect();
+        assert_eq!(got, [b"{\"a\":1}".as_slice(), b"{\"b\":2}", b"{\"c\":[{}]}"]);
+        assert_eq!(r.invalid, 1);
+        // A text log whose lines open with a bracket stays text.
+        assert!(read(b"[API Error: 529 Overloaded]\n{\"a\":1}\n", false, InputMode::Auto, &[]).is_none());
+        assert!(read(b"[{x} is a placeholder\n", false, InputMode::Auto, &[]).is_none());
+    }
+
+    #[test]
+    fn the_tail_of_an_array_longer_than_the_window_yields_its_complete_objects() {
+        // Cut inside a string of the first object, which holds `"},{"`.
+        let tail = br#"ong text \"},{\" more"},{"type":"result","error":{"message":"x"}}]"#;
+        let r = read(tail, true, InputMode::Auto, &[]).unwrap();
+        assert!(!r.cut);
+        let got: Vec<&[u8]> = r.lines.iter().map(|l| r.bytes(tail, l)).collect();
+        assert_eq!(got, [br#"{"type":"result","error":{"message":"x"}}"#.as_slice()]);
+        // No complete object in the tail: the record was cut.
+        let r = read(br#"ong text"}]"#, true, InputMode::Auto, &[]).unwrap();
+        assert!(r.cut && r.lines.is_empty());
     }
 
     #[test]

@@ -321,6 +321,40 @@ fn the_partial_first_record_is_dropped_and_a_cut_record_is_said() {
     assert!(v.reason.contains("longer than the window"), "{}", v.reason);
 }
 
+/// The one-shot JSON output of Qwen Code (`--output-format json`) and Claude
+/// Code (`-p --output-format json --verbose`): one line, a JSON array of every
+/// message of the session, the result last (real captures of the harness).
+#[test]
+fn a_one_line_json_array_is_read_as_its_records() {
+    let qwen = std::fs::read_to_string(testdata("clients/qwen@0.24.4/auth.json.json")).unwrap();
+    assert!(qwen.starts_with("[{") && qwen.trim_end().ends_with("}]") && qwen.trim_end().lines().count() == 1);
+    let v = Test::new().file("out.json", &qwen).args(["classify", "--profile", "qwen", "out.json"]).verdict();
+    assert_eq!((v.input, v.action, v.rule.as_deref()), (Input::Jsonl, Action::Pause, Some("qwen/record-result-auth")));
+    // The offset is where the result's object starts inside the line.
+    assert_eq!(v.offset, qwen.find(r#"{"type":"result""#).map(|at| at as u64));
+    assert!(v.evidence.unwrap().contains("401 Incorrect API key"));
+
+    // An array longer than the window: the window starts inside the first
+    // message's text (which quotes a 529 and a `}]`), and the complete
+    // messages at its end are still read.
+    let claude = std::fs::read_to_string(testdata("clients/claude@2.1.332/rate-limit.json.json")).unwrap();
+    let quote = "API Error: 529 Overloaded \\\"}]\\\" ".repeat(3000);
+    let long = format!(
+        r#"[{{"type":"assistant","message":{{"content":[{{"type":"text","text":"{quote}"}}]}}}},{}"#,
+        &claude[1..]
+    );
+    assert!(long.len() > 64 * 1024);
+    let v = Test::new().file("out.json", &long).args(["classify", "--profile", "claude", "out.json"]).verdict();
+    assert_eq!((v.input, v.action, v.rule.as_deref()), (Input::Jsonl, Action::Retry, Some("claude/result-rate-limit")));
+    assert!(v.window.unwrap().truncated);
+    // The same bytes as screen text are one long line: no rule reads it.
+    let v = Test::new()
+        .file("out.json", &long)
+        .args(["classify", "--profile", "claude", "--input", "text", "out.json"])
+        .verdict();
+    assert_eq!(v.action, Action::Charge);
+}
+
 #[test]
 fn explain_tells_the_records_apart() {
     let out = Test::new()
