@@ -588,6 +588,8 @@ CLIS = {
             ("stream-json", ["{bin}", "-p", PROMPT, "--output-format", "stream-json", "--verbose"], "jsonl"),
             # one line at exit: a JSON array of every message, the result last
             ("json", ["{bin}", "-p", PROMPT, "--output-format", "json", "--verbose"], "json"),
+            # the default text output a shell pipeline logs: the result's text
+            ("text", ["{bin}", "-p", PROMPT], "stdout"),
             # the debug log (~/.claude/debug/<session>.txt) is what is kept of this run
             ("debug", ["{bin}", "-p", PROMPT, "--debug"], "out"),
         ],
@@ -610,6 +612,8 @@ CLIS = {
         [
             ("json", ["{bin}", "-p", PROMPT, "--output-format", "json"], "json"),
             ("stream-json", ["{bin}", "-p", PROMPT, "--output-format", "stream-json"], "jsonl"),
+            # the default text output: the answer on stdout, errors on stderr
+            ("text", ["{bin}", "-p", PROMPT], "stdout"),
         ],
         [".gemini/tmp/*/chats/*.json*", ".gemini/tmp/*/chats/*/*.json*"],
     ),
@@ -627,7 +631,11 @@ CLIS = {
     "opencode": (
         setup_opencode,
         ["{bin}", "--prompt", PROMPT],
-        [("run-json", ["{bin}", "run", "--format", "json", PROMPT], "jsonl")],
+        [
+            ("run-json", ["{bin}", "run", "--format", "json", PROMPT], "jsonl"),
+            # the default human output of `opencode run`
+            ("run", ["{bin}", "run", PROMPT], "stdout"),
+        ],
         [".local/share/opencode/storage/message/*/*.json", ".local/share/opencode/log/*.log",
          ".local/share/opencode/*.db"],
     ),

@@ -812,7 +812,7 @@ fn caught_train_lines_survive_the_next_release_s_variations() {
 /// harness's `tool` captures (testdata/clients/*/tool.pane*): per profile, a
 /// log with `{}` as the tool's first output line, and one with `{}` as a
 /// later row of it.
-const TOOL_FRAMES: [(&str, [&str; 2]); 7] = [
+const TOOL_FRAMES: [(&str, [&str; 2]); 9] = [
     ("claude", ["● Bash(./run-checks.sh)\n  ⎿  {}\n", "● Bash(./run-checks.sh)\n  ⎿  checking\n     {}\n"]),
     ("codex", ["• Ran ./run-checks.sh\n  └ {}\n", "• Exited (status 1) ./run-checks.sh\n  └ checking\n    {}\n"]),
     (
@@ -843,6 +843,10 @@ const TOOL_FRAMES: [(&str, [&str; 2]); 7] = [
             "  ┃\n  ┃  $ ./run-checks.sh\n  ┃\n  ┃  checking\n  ┃  {}\n  ┃\n",
         ],
     ),
+    // `opencode run`: the same blocks at the left edge, and a failed tool's
+    // error right below its `✗` line.
+    ("opencode", ["\n$ ./run-checks.sh\nchecking\n{}\n\n", "\n← Edit src/checks.ts\n@@ -1 +1 @@\n{}\n\n"]),
+    ("opencode", ["\n$ ./run-checks.sh\n{}\n\n", "→ Read src/checks.ts\n✗ webfetch failed\n{}\n"]),
     (
         "goose",
         [
@@ -896,6 +900,7 @@ fn a_tool_s_output_in_the_real_panes_is_not_the_agent_s_error() {
         ("qwen", "qwen@0.24.4/tool.pane"),
         ("copilot", "copilot@1.0.102/tool.pane-expanded"),
         ("opencode", "opencode@1.18.33/tool.pane"),
+        ("opencode", "opencode@1.18.33/tool.run.stderr"),
         // goose's `line10` row is in its first call, and its second call
         // below is progress: the pane is charged with or without
         // `tool_output`, which TOOL_FRAMES checks for goose instead.
@@ -989,6 +994,15 @@ fn the_agent_s_errors_around_a_tool_s_output_stay_faults() {
             "opencode",
             "  ┃\n  ┃  $ npm test\n  ┃\n  ┃  ok\n  ┃\n   ⬝⬝⬝⬝⬝⬝⬝⬝ Cannot connect to API: Unable to connect. Is the computer able to access the url… [retrying in 10s attempt #2]\n",
         ),
+        // `opencode run`: the session's error after a block's closing blank
+        // line, right below a one-line tool, and right below the shell's
+        // prompt that started opencode (a startup error).
+        (
+            "opencode",
+            "\n> build · gpt-5\n\n$ npm test\nok\n\nError: Incorrect API key provided: sk-x. You can find your API key in your account settings.\n",
+        ),
+        ("opencode", "→ Read src/index.ts\nError: The server is overloaded. Please try again later.\n"),
+        ("opencode", "$ opencode run \"fix the tests\"\nError: Incorrect API key provided: sk-x.\n"),
         // goose's own message at the first column after a call's rows
         // (testdata/clients/goose@1.52.0/tool.pane, overloaded.pane).
         (

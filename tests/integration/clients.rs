@@ -89,6 +89,16 @@ fn the_manifest_names_every_capture_and_only_captures() {
     }
 }
 
+/// Captures that hold only a recovered run's retry notices, its answer in
+/// another file: Gemini CLI's `-p` writes each retry (`Attempt 1 failed with
+/// status 503. Retrying with backoff... …`) on standard error and the answer
+/// on standard output, so its standard error alone ends on the last retry,
+/// the same bytes as a run killed while it retried (which is the fault).
+/// The file cannot tell them apart and is read as the retry (README: a run
+/// that exited 0 is `--status completed`). Held to that here, so that a
+/// change in how they read shows.
+const RECOVERED_ELSEWHERE: &[&str] = &["gemini@0.61.0/flaky.text.stderr"];
+
 /// A run whose session was fine, whose work failed on its own (a request
 /// over the model's context window), or that got past an outage (retried,
 /// then answered) is charged: the environment did not end it, and pausing
@@ -96,7 +106,15 @@ fn the_manifest_names_every_capture_and_only_captures() {
 #[test]
 fn every_healthy_run_and_every_failure_of_the_work_is_charged() {
     let mut pipelines = BTreeMap::new();
-    let charged: Vec<Capture> = manifest().into_iter().filter(|c| c.expect_action == Action::Charge).collect();
+    let (charged, elsewhere): (Vec<Capture>, Vec<Capture>) = manifest()
+        .into_iter()
+        .filter(|c| c.expect_action == Action::Charge)
+        .partition(|c| !RECOVERED_ELSEWHERE.contains(&c.path.as_str()));
+    assert_eq!(elsewhere.len(), RECOVERED_ELSEWHERE.len(), "a listed capture is gone or not a charged run");
+    for c in &elsewhere {
+        let v = classify(&mut pipelines, c);
+        assert_eq!(v.action, Action::Retry, "{}: {:?} {:?}", c.path, v.rule, v.evidence);
+    }
     let healthy = charged.iter().filter(|c| c.scenario == "healthy").count();
     assert!(healthy >= 30, "healthy captures: {healthy}");
     assert!(charged.len() - healthy >= 20, "work-fault and recovered captures: {}", charged.len() - healthy);

@@ -364,3 +364,56 @@ fn redaction_regressions() {
     // Names that only end like a listed one are not secrets.
     assert_eq!(redact_str("max_tokens=4096 monkey=banana"), "max_tokens=4096 monkey=banana");
 }
+
+/// A JSON object as a program writes one: strings that hold brackets,
+/// braces, quotes and backslashes, nested arrays and objects.
+fn json_object() -> impl Strategy<Value = String> {
+    let text = "[a-z{}\\[\\]\"\\\\,: ]{0,12}";
+    (text, text, proptest::collection::vec(0u8..3, 0..3)).prop_map(|(a, b, nest)| {
+        let mut inner = serde_json::json!({ "text": b });
+        for n in nest {
+            inner = match n {
+                0 => serde_json::json!([inner, 1, null]),
+                1 => serde_json::json!({ "k": inner, "s": "}]" }),
+                _ => serde_json::json!([[], {}, inner]),
+            };
+        }
+        serde_json::json!({ "type": a, "inner": inner }).to_string()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// A one-line JSON array of objects, cut anywhere (the window starts
+    /// inside it), reads as exactly the objects the window holds whole, in
+    /// order, each one valid JSON.
+    #[test]
+    fn a_cut_json_array_yields_the_objects_it_holds_whole(
+        objects in proptest::collection::vec(json_object(), 1..6),
+        cut in any::<proptest::sample::Index>(),
+    ) {
+        use faultsift::pipeline::records::{InputMode, read};
+        let line = format!("[{}]\n", objects.join(","));
+        let mut starts = Vec::new();
+        let mut at = 1;
+        for o in &objects {
+            starts.push(at);
+            at += o.len() + 1;
+        }
+        let cut = cut.index(line.len() - 1);
+        let window = &line.as_bytes()[cut..];
+        let r = read(window, cut > 0, InputMode::Jsonl, &[]).unwrap();
+        let got: Vec<(usize, &[u8])> = r.lines.iter().map(|l| (l.offset + cut, r.bytes(window, l))).collect();
+        let want: Vec<(usize, &[u8])> = starts
+            .iter()
+            .zip(&objects)
+            .filter(|(s, _)| **s >= cut)
+            .map(|(s, o)| (*s, o.as_bytes()))
+            .collect();
+        prop_assert_eq!(&got, &want);
+        for (_, bytes) in got {
+            prop_assert!(serde_json::from_slice::<serde_json::Value>(bytes).is_ok());
+        }
+    }
+}
