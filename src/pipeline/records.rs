@@ -128,13 +128,11 @@ pub fn read(bytes: &[u8], starts_mid_line: bool, mode: InputMode, banner: &[Stri
     if starts_mid_line && !lines.is_empty() {
         let first = lines.remove(0);
         let tail = trim(&bytes[first.offset..first.end]);
-        if tail.ends_with(b"]") {
-            array_records(bytes, first, &mut head);
-        }
+        let array = tail.ends_with(b"]") && array_records(bytes, first, &mut head);
         if lines.is_empty() && head.is_empty() {
             // One record longer than the window: its tail is all there is.
             cut = true;
-            if auto && !(tail.ends_with(b"}") || tail.ends_with(b"}]")) {
+            if auto && !(tail.ends_with(b"}") || array && tail.ends_with(b"}]")) {
                 return None;
             }
         }
@@ -150,8 +148,10 @@ pub fn read(bytes: &[u8], starts_mid_line: bool, mode: InputMode, banner: &[Stri
         let body = &bytes[line.offset..line.end];
         if shaped_as_object(body) {
             records.lines.push(line);
-        } else if opens_array_of_objects(trim(body)) && trim(body).ends_with(b"]") {
-            array_records(bytes, line, &mut records.lines);
+        } else if opens_array_of_objects(trim(body))
+            && trim(body).ends_with(b"]")
+            && array_records(bytes, line, &mut records.lines)
+        {
         } else {
             records.invalid += 1;
             if auto && records.invalid > allowed {
@@ -214,20 +214,21 @@ fn opens_array_of_objects(line: &[u8]) -> bool {
     rest.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
 }
 
-/// Pushes onto `out`, in window order, the spans of the objects at the top
-/// level of the JSON array that `line` ends (`…}]`, blanks aside). The scan
+/// Pushes onto `out`, in window order, the spans of the objects of the JSON
+/// array that `line` ends (`…}]`, blanks aside), and says whether the line is
+/// such an array as far as it goes: objects with only blanks and commas
+/// between them (an item of another kind, or text before an object, as in a
+/// `[API Error: {…}]` line, makes it none, and nothing is pushed). The scan
 /// runs from the array's end back, where it is outside any string, so it
 /// knows at every byte whether it is in one (a quote is escaped when an odd
 /// run of backslashes comes before it) even when the line is the cut tail of
-/// an array: an object whose opening brace the line lacks is not pushed.
-/// Items that are not objects are passed over; the objects' syntax is checked
-/// when the scan parses them.
-fn array_records(bytes: &[u8], line: RecordLine, out: &mut Vec<RecordLine>) {
+/// an array: an object whose opening brace the line lacks is not pushed. The
+/// objects' syntax is checked when the scan parses them.
+fn array_records(bytes: &[u8], line: RecordLine, out: &mut Vec<RecordLine>) -> bool {
     let body = &bytes[line.offset..line.end];
-    let Some(close) = body.iter().rposition(|&b| b == b']') else { return };
+    let Some(close) = body.iter().rposition(|&b| b == b']') else { return false };
     let mut found = Vec::new();
-    // Brackets and braces open below the array's own `]`, and where the
-    // object being read ends.
+    // Brackets and braces open inside the object being read, and where it ends.
     let mut depth = 0usize;
     let mut end = 0;
     let mut in_string = false;
@@ -235,6 +236,20 @@ fn array_records(bytes: &[u8], line: RecordLine, out: &mut Vec<RecordLine>) {
     while i > 0 {
         i -= 1;
         let b = body[i];
+        if depth == 0 {
+            match b {
+                b'}' => {
+                    depth = 1;
+                    end = i + 1;
+                }
+                // The array's own `[`: every item is read.
+                b'[' => break,
+                b',' => {}
+                _ if b.is_ascii_whitespace() => {}
+                _ => return false,
+            }
+            continue;
+        }
         if b == b'"' {
             let backslashes = body[..i].iter().rev().take_while(|&&c| c == b'\\').count();
             if backslashes % 2 == 0 {
@@ -246,19 +261,13 @@ fn array_records(bytes: &[u8], line: RecordLine, out: &mut Vec<RecordLine>) {
             continue;
         }
         match b {
-            b'}' | b']' => {
-                depth += 1;
-                if depth == 1 && b == b'}' {
-                    end = i + 1;
-                }
-            }
+            b'}' | b']' => depth += 1,
             b'{' | b'[' => {
-                if depth == 0 {
-                    // The array's own `[`: every item is read.
-                    break;
-                }
                 depth -= 1;
-                if depth == 0 && b == b'{' && end > i {
+                if depth == 0 {
+                    if b == b'[' {
+                        return false;
+                    }
                     found.push(RecordLine { offset: line.offset + i, end: line.offset + end });
                 }
             }
@@ -266,6 +275,7 @@ fn array_records(bytes: &[u8], line: RecordLine, out: &mut Vec<RecordLine>) {
         }
     }
     out.extend(found.into_iter().rev());
+    true
 }
 
 /// Non-blank lines from `from` on, split at `\n`, each without its line
@@ -661,12 +671,13 @@ mod tests {
         for record in got {
             assert!(parse(record).is_some(), "{}", String::from_utf8_lossy(record));
         }
-        // Beside records, with blanks; an array of anything else is no record.
-        let mixed = b"{\"a\":1}\n  [ {\"b\":2} , 7, [3], {\"c\":[{}]} ]  \n[1,2]\n";
+        // Beside records, with blanks; an array holding anything but objects
+        // is no record, nor is its line.
+        let mixed = b"{\"a\":1}\n  [ {\"b\":2} , {\"c\":[{}]} ]  \n[{\"d\":1}, 7]\n[{\"e\":1}, [2]]\n[1,2]\n";
         let r = read(mixed, false, InputMode::Jsonl, &[]).unwrap();
         let got: Vec<&[u8]> = r.lines.iter().map(|l| r.bytes(mixed, l)).collect();
         assert_eq!(got, [b"{\"a\":1}".as_slice(), b"{\"b\":2}", b"{\"c\":[{}]}"]);
-        assert_eq!(r.invalid, 1);
+        assert_eq!(r.invalid, 3);
         // A text log whose lines open with a bracket stays text.
         assert!(read(b"[API Error: 529 Overloaded]\n{\"a\":1}\n", false, InputMode::Auto, &[]).is_none());
         assert!(read(b"[{x} is a placeholder\n", false, InputMode::Auto, &[]).is_none());
@@ -683,6 +694,10 @@ mod tests {
         // No complete object in the tail: the record was cut.
         let r = read(br#"ong text"}]"#, true, InputMode::Auto, &[]).unwrap();
         assert!(r.cut && r.lines.is_empty());
+        // The cut tail of a long text line that ends in an object and a
+        // bracket (an agent's `[API Error: {…}]`) is text.
+        assert!(read(br#"x: [API Error: {"error":{"code":503}}]"#, true, InputMode::Auto, &[]).is_none());
+        assert!(read(br#"s: [{"a":1}] and more {"b":2}]"#, true, InputMode::Auto, &[]).is_none());
     }
 
     #[test]

@@ -846,7 +846,7 @@ const TOOL_FRAMES: [(&str, [&str; 2]); 9] = [
     // `opencode run`: the same blocks at the left edge, and a failed tool's
     // error right below its `✗` line.
     ("opencode", ["\n$ ./run-checks.sh\nchecking\n{}\n\n", "\n← Edit src/checks.ts\n@@ -1 +1 @@\n{}\n\n"]),
-    ("opencode", ["\n$ ./run-checks.sh\n{}\n\n", "→ Read src/checks.ts\n✗ webfetch failed\n{}\n"]),
+    ("opencode", ["\n$ ./run-checks.sh\n{}\n\n", "\n# Todos\n[•] {}\n\n"]),
     (
         "goose",
         [
@@ -1002,6 +1002,11 @@ fn the_agent_s_errors_around_a_tool_s_output_stay_faults() {
             "\n> build · gpt-5\n\n$ npm test\nok\n\nError: Incorrect API key provided: sk-x. You can find your API key in your account settings.\n",
         ),
         ("opencode", "→ Read src/index.ts\nError: The server is overloaded. Please try again later.\n"),
+        (
+            "opencode",
+            "✗ Edit src/index.ts failed\nError: oldString not found in content\nError: The server is overloaded. Please try again later.\n",
+        ),
+        ("opencode", "# Summary\nThe tests fail.\nError: Incorrect API key provided: sk-x.\n"),
         ("opencode", "$ opencode run \"fix the tests\"\nError: Incorrect API key provided: sk-x.\n"),
         // goose's own message at the first column after a call's rows
         // (testdata/clients/goose@1.52.0/tool.pane, overloaded.pane).
