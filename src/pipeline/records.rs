@@ -128,7 +128,7 @@ pub fn read(bytes: &[u8], starts_mid_line: bool, mode: InputMode, banner: &[Stri
     if starts_mid_line && !lines.is_empty() {
         let first = lines.remove(0);
         let tail = trim(&bytes[first.offset..first.end]);
-        let array = tail.ends_with(b"]") && array_records(bytes, first, &mut head);
+        let array = array_records(bytes, first, &mut head);
         if lines.is_empty() && head.is_empty() {
             // One record longer than the window: its tail is all there is.
             cut = true;
@@ -138,21 +138,17 @@ pub fn read(bytes: &[u8], starts_mid_line: bool, mode: InputMode, banner: &[Stri
         }
     }
     let first = lines.first().map(|l| &bytes[l.offset..l.end]);
-    if auto && first.is_some_and(|l| !l.starts_with(b"{") && !opens_array_of_objects(trim(l))) {
+    if auto && first.is_some_and(|l| !opens_record(trim(l))) {
         return None;
     }
     let allowed = lines.len() / INVALID_SHARE;
     let mut records = Records { lines: head, invalid: 0, unparsed: 0, cut, banner: 0 };
     records.lines.reserve(lines.len());
     for line in lines {
-        let body = &bytes[line.offset..line.end];
+        let body = trim(&bytes[line.offset..line.end]);
         if shaped_as_object(body) {
             records.lines.push(line);
-        } else if opens_array_of_objects(trim(body))
-            && trim(body).ends_with(b"]")
-            && array_records(bytes, line, &mut records.lines)
-        {
-        } else {
+        } else if !(opens_array_of_objects(body) && array_records(bytes, line, &mut records.lines)) {
             records.invalid += 1;
             if auto && records.invalid > allowed {
                 return None;
@@ -201,10 +197,13 @@ fn first_line_opens_object(bytes: &[u8], starts_mid_line: bool) -> bool {
         }
     }
     let start = rest.iter().position(|b| !b.is_ascii_whitespace());
-    match start.map(|i| &rest[i..]) {
-        Some(line) => line.starts_with(b"{") || opens_array_of_objects(line),
-        None => true,
-    }
+    start.is_none_or(|i| opens_record(&rest[i..]))
+}
+
+/// Whether `line` (leading blanks skipped) opens a line of records: an
+/// object, or an array whose first item is one.
+fn opens_record(line: &[u8]) -> bool {
+    line.starts_with(b"{") || opens_array_of_objects(line)
 }
 
 /// Whether `line` (leading blanks skipped) opens a JSON array whose first
@@ -215,7 +214,7 @@ fn opens_array_of_objects(line: &[u8]) -> bool {
 }
 
 /// Pushes onto `out`, in window order, the spans of the objects of the JSON
-/// array that `line` ends (`…}]`, blanks aside), and says whether the line is
+/// array that `line` ends (its last byte `]`), and says whether the line is
 /// such an array as far as it goes: objects with only blanks and commas
 /// between them (an item of another kind, or text before an object, as in a
 /// `[API Error: {…}]` line, makes it none, and nothing is pushed). The scan
@@ -225,8 +224,9 @@ fn opens_array_of_objects(line: &[u8]) -> bool {
 /// an array: an object whose opening brace the line lacks is not pushed. The
 /// objects' syntax is checked when the scan parses them.
 fn array_records(bytes: &[u8], line: RecordLine, out: &mut Vec<RecordLine>) -> bool {
+    // A record line's span ends at its last non-blank byte.
     let body = &bytes[line.offset..line.end];
-    let Some(close) = body.iter().rposition(|&b| b == b']') else { return false };
+    let Some(close) = body.len().checked_sub(1).filter(|&c| body[c] == b']') else { return false };
     let mut found = Vec::new();
     // Brackets and braces open inside the object being read, and where it ends.
     let mut depth = 0usize;
