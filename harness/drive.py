@@ -664,6 +664,9 @@ CLIS = {
         [
             ("text", ["{bin}", "--override-with-envs", "--headless", "-t", PROMPT], "stdout"),
             ("json", ["{bin}", "--override-with-envs", "--headless", "--json", "-t", PROMPT], "jsonl"),
+            # as a CI job runs it: the agent SDK then logs JSON records, not
+            # Rich rows, on standard error (its setup_logging reads CI)
+            ("ci", ["env", "CI=true", "{bin}", "--override-with-envs", "--headless", "-t", PROMPT], "stdout"),
         ],
         [],
     ),
