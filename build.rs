@@ -5,8 +5,8 @@
 //!   (for `classify`, which then parses no TOML and no regex syntax for a
 //!   built-in profile). A built-in pattern that does not parse fails the build.
 //! - `$OUT_DIR/bait.rs`: the bait corpus `testdata/bait/*.txt` for `test`.
-//! - `$OUT_DIR/corpus.rs`: the real fault lines `testdata/corpus/real.tsv`,
-//!   whose recall per split `test` reports.
+//! - `$OUT_DIR/corpus.rs`: the real fault lines `testdata/corpus/real.tsv`
+//!   and `older.tsv`, whose recall per split `test` reports.
 
 #![allow(clippy::expect_used)] // A build script fails by panicking, with the message.
 
@@ -37,11 +37,15 @@ fn main() {
     write(&out.join("bait.rs"), &bait(&root.join("testdata/bait")));
     let real = root.join("testdata/corpus/real.tsv");
     println!("cargo:rerun-if-changed={}", real.display());
+    let older = root.join("testdata/corpus/older.tsv");
+    println!("cargo:rerun-if-changed={}", older.display());
     write(
         &out.join("corpus.rs"),
         &format!(
-            "/// `testdata/corpus/real.tsv`.\npub const REAL: &str = include_str!({:?});\n",
-            real.display().to_string()
+            "/// `testdata/corpus/real.tsv`.\npub const REAL: &str = include_str!({:?});\n\
+             /// `testdata/corpus/older.tsv`.\npub const OLDER: &str = include_str!({:?});\n",
+            real.display().to_string(),
+            older.display().to_string()
         ),
     );
 }

@@ -3,6 +3,10 @@
 //! failed, each with its source, its date and its split. For each program the
 //! newest third by date is `test`, the rest `train`: rules are written from
 //! `train`, and `test` measures how they do on lines nobody tuned them to.
+//! `older.tsv` holds lines found after that split was drawn in posts older
+//! than their program's `test` lines: they are `train`, and stand apart
+//! because adding them to the newest-third count would move lines that rules
+//! were written from into `test`.
 
 include!(concat!(env!("OUT_DIR"), "/corpus.rs"));
 
@@ -35,10 +39,15 @@ pub struct CorpusLine {
     pub split: Split,
 }
 
-/// Every corpus line, in file order. A row without its seven columns is
-/// skipped (the file is checked by the tests).
+/// Every corpus line: `real.tsv` in file order, then `older.tsv`. A row
+/// without its seven columns is skipped (the files are checked by the tests).
 pub fn lines() -> impl Iterator<Item = CorpusLine> {
-    REAL.lines().skip(1).filter_map(|row| {
+    rows(REAL).chain(rows(OLDER))
+}
+
+/// The rows of one corpus file (header skipped).
+fn rows(file: &'static str) -> impl Iterator<Item = CorpusLine> {
+    file.lines().skip(1).filter_map(|row| {
         let mut cols = row.split('\t');
         let mut next = || cols.next();
         let (cli, kind, line, source, date, split) = (next()?, next()?, next()?, next()?, next()?, next()?);
@@ -133,7 +142,7 @@ mod tests {
 
     #[test]
     fn every_row_parses_and_names_its_source() {
-        let rows = REAL.lines().skip(1).count();
+        let rows = REAL.lines().skip(1).count() + OLDER.lines().skip(1).count();
         let parsed: Vec<_> = lines().collect();
         assert_eq!(parsed.len(), rows, "a row lost its columns or has an unknown split");
         assert!(parsed.iter().all(|l| !l.line.is_empty() && !l.source.is_empty()));
@@ -142,7 +151,7 @@ mod tests {
     #[test]
     fn the_newest_third_of_each_program_is_the_test_split() {
         let mut by_cli: std::collections::BTreeMap<&str, Vec<CorpusLine>> = Default::default();
-        for l in lines() {
+        for l in rows(REAL) {
             by_cli.entry(l.cli).or_default().push(l);
         }
         for (cli, mut rows) in by_cli {
@@ -152,6 +161,21 @@ mod tests {
             let (train, test) = rows.split_at(rows.len() - held);
             assert!(train.iter().all(|l| l.split == Split::Train), "{cli}: a train line among the oldest");
             assert!(test.iter().all(|l| l.split == Split::Test), "{cli}: a test line is not among the newest third");
+        }
+    }
+
+    #[test]
+    fn an_older_line_is_train_and_predates_its_program_s_test_lines() {
+        let mut first_test: std::collections::HashMap<&str, &str> = Default::default();
+        for l in rows(REAL).filter(|l| l.split == Split::Test) {
+            let d = first_test.entry(l.cli).or_insert(l.date);
+            *d = (*d).min(l.date);
+        }
+        let older: Vec<_> = rows(OLDER).collect();
+        assert!(!older.is_empty());
+        for l in older {
+            assert_eq!(l.split, Split::Train, "{}", l.source);
+            assert!(l.date.len() == 10 && l.date <= first_test[l.cli], "{}: newer than a test line of {}", l.source, l.cli);
         }
     }
 
