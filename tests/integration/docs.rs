@@ -135,12 +135,14 @@ fn readme_figures_are_what_faultsift_test_reports() {
         profiles.iter().filter(|p| p["profile"] != "ci").fold(Figure::default(), |s, p| s.add(Figure::of(p, key)))
     };
     let corpus_lines = std::fs::read_to_string(root().join("testdata/corpus/real.tsv")).unwrap().lines().count() - 1;
+    let older_lines = std::fs::read_to_string(root().join("testdata/corpus/older.tsv")).unwrap().lines().count() - 1;
     let not_faults =
         std::fs::read_to_string(root().join("testdata/corpus/not-faults.tsv")).unwrap().lines().count() - 1;
     let bait = profiles.iter().find(|p| p["profile"] == "claude").unwrap()["bait_lines"].as_u64().unwrap();
     let readme = flat(&doc("README.md"));
     let want = [
         format!("measure them on {} real fault lines", thousands(corpus_lines)),
+        format!("and {} older ones", thousands(older_lines)),
         format!(
             "agents catch {} `train`, {} `test` ({} not quoted by a profile example); `ci` {} and {} ({})",
             agents("corpus_train").pair(),

@@ -65,7 +65,7 @@ fn layers_resolve_in_order() {
 fn overlay_extends_and_disables_the_builtin() {
     let overlay = r#"
 extends = "claude"
-disable = ["claude/connection-error-retrying"]
+disable = ["claude/connection-error-retrying", "claude/api-error-retrying"]
 [[rule]]
 id = "proxy-down"
 kind = "connection"
