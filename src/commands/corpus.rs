@@ -175,7 +175,12 @@ mod tests {
         assert!(!older.is_empty());
         for l in older {
             assert_eq!(l.split, Split::Train, "{}", l.source);
-            assert!(l.date.len() == 10 && l.date <= first_test[l.cli], "{}: newer than a test line of {}", l.source, l.cli);
+            assert!(
+                l.date.len() == 10 && l.date <= first_test[l.cli],
+                "{}: newer than a test line of {}",
+                l.source,
+                l.cli
+            );
         }
     }
 
