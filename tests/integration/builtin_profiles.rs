@@ -516,14 +516,14 @@ fn corpus_recall_per_profile_and_split() {
         // lines held out before into `train`: a proxy's own error body, and
         // a gateway's bare `Upstream request failed: …` that many projects'
         // own proxies print too. Held at the floor they fell to.
+        if *name == "opencode" {
+            assert!(train.share() >= 0.95, "{name}: train recall {train}");
+        }
         // `claude` fell again with the thirteenth collection's older lines
         // (137/149): a relay's body, a login screen's bare gateway text and
         // its `OAuth error: …` lines (app code logs the same words), the
         // SDK's own debug log, a Node ENOSPC crash with no frame of Claude
         // Code's.
-        if *name == "opencode" {
-            assert!(train.share() >= 0.95, "{name}: train recall {train}");
-        }
         if *name == "claude" {
             assert!(train.share() >= 0.91, "{name}: train recall {train}");
         }
