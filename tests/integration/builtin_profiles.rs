@@ -259,10 +259,10 @@ fn train_lines_a_program_word_wraps_itself() {
         ),
     );
     crate::util::assert_doc_says("GUIDE.md", &format!("word-wrapped itself in {} of {caught} at 80 columns", kept[0]));
-    // 0.88 at 80 columns until the sixteenth session's rules (615/701): the
+    // 0.88 at 80 columns until the sixteenth session's rules (612/693): the
     // lines they catch are mostly logs on standard error (the SDK's
-    // `[log_…] post <long url> failed …`, a crash line's path), which no TUI
-    // word-wraps in a real pane.
+    // `[log_…] post <long url> failed …`), which no TUI word-wraps in a real
+    // pane.
     assert!(kept[0] as f64 >= 0.87 * caught as f64 && kept[1] as f64 >= 0.70 * caught as f64, "{kept:?} of {caught}");
     // 0.88 at 80 columns until the fourteenth and fifteenth collections'
     // older lines: log lines (tracing, Python's logging, opencode's log) whose
@@ -501,8 +501,11 @@ fn corpus_recall_per_profile_and_split() {
         // script that calls the provider ends on too (a review's bait); and
         // 45/57 once the sixteenth's joined: two more such tails
         // (`httpcore.ConnectTimeout: [Errno 60] …`) and a bare `OSError:
-        // [Errno 28] No space left on device`.
-        let floor = if *name == "aider" { 0.78 } else { 0.80 };
+        // [Errno 28] No space left on device`, which a project's own tests
+        // end on too (the crash rules read them below a frame of aider's own
+        // package, which these lines, cut from their tracebacks, lack); and
+        // 44/57 once the litellm auth tail asked for that frame as well.
+        let floor = if *name == "aider" { 0.77 } else { 0.80 };
         assert!(train.share() >= floor, "{name}: train recall {train}\n{}", table.join("\n"));
         // `openhands` was at the bar (97%) until the fifteenth collection's
         // older lines (36/39 after their rules): an `httpx.HTTPStatusError`
@@ -550,14 +553,15 @@ fn corpus_recall_per_profile_and_split() {
         // `claude` fell again with the thirteenth collection's older lines
         // (137/149): a relay's body, a login screen's bare gateway text and
         // its `OAuth error: …` lines, the SDK's own debug log, a Node ENOSPC
-        // crash with no frame of Claude Code's. Since the sixteenth session
-        // they are read by their printers' grammar from the first column
-        // (axios's messages after `OAuth error:`/`Login failed:`, the SDK's
-        // `[log_…] … - error; no more retries left`, libuv's `ENOSPC: …,
-        // <syscall>`, envoy's body), where Claude Code's own lines start and
-        // a tool's output, indented under `⎿`, does not: 216/222 (97%).
+        // crash with no frame of Claude Code's. The sixteenth session reads
+        // the `OAuth error:` lines with axios's messages (as plain text, not
+        // a message's `●`) and the SDK's `[log_…] … - error; no more retries
+        // left` (a later `succeeded with status 200` is the recovery):
+        // 212/222. Left after a review: the bare ENOSPC crash line, envoy's
+        // body and `Login failed: …` from the first column, which a headless
+        // answer or a project's own log prints alike.
         if *name == "claude" {
-            assert!(train.share() >= 0.97, "{name}: train recall {train}");
+            assert!(train.share() >= 0.95, "{name}: train recall {train}");
         }
         // `ci` left the bar when the sixth collection moved lines held out
         // before into `train` (two `actions/cache` warnings that a job goes
