@@ -4,14 +4,28 @@
 //! environment fault with that CLI's profile; no bait or not-fault line is one
 //! with any pane-capture profile; the executor fixtures map as issue 3 says.
 
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
 use faultsift::commands::corpus;
 use faultsift::pipeline::window;
 use faultsift::{Action, Pipeline, Verdict, WindowSpec};
 
 use crate::util::{builtin_pipeline, testdata};
 
-fn compiled(name: &str) -> Pipeline {
-    builtin_pipeline(name, Some("timeout"))
+/// The pipeline of the built-in profile `name`, built once per test binary.
+/// A pipeline compiles a pattern the first time a line needs it and keeps it,
+/// so the tests that classify every corpus line share one per profile rather
+/// than compiling the profile again for each line (which took most of CI's
+/// test time); what it keeps never changes a verdict.
+fn compiled(name: &str) -> &'static Pipeline {
+    static PIPELINES: LazyLock<BTreeMap<&'static str, Pipeline>> = LazyLock::new(|| {
+        faultsift::profile::builtin::BUILTINS
+            .iter()
+            .map(|b| (b.name, builtin_pipeline(b.name, Some("timeout"))))
+            .collect()
+    });
+    &PIPELINES[name]
 }
 
 fn classify(profile: &Pipeline, log: &[u8]) -> Verdict {
@@ -109,7 +123,7 @@ fn every_line_of_the_shared_sample_is_an_environment_fault_for_its_cli() {
     for row in &rows {
         let (cli, line) = (&row[0], &row[2]);
         let profile = compiled(corpus::profile_for(cli));
-        let v = classify(&profile, &realistic_log(line));
+        let v = classify(profile, &realistic_log(line));
         if !v.env_fault {
             missed.push(format!("{cli} ({}): {line}", profile.profile().unwrap().name));
         }
@@ -117,7 +131,7 @@ fn every_line_of_the_shared_sample_is_an_environment_fault_for_its_cli() {
     assert!(missed.is_empty(), "{} missed:\n{}", missed.len(), missed.join("\n"));
 }
 
-fn pane_profiles() -> Vec<Pipeline> {
+fn pane_profiles() -> Vec<&'static Pipeline> {
     faultsift::profile::builtin::BUILTINS
         .iter()
         .map(|b| compiled(b.name))
@@ -158,7 +172,7 @@ fn ci_fires_on_few_hand_collected_bait_lines() {
     let bait: Vec<_> = faultsift::commands::bait::lines().filter(|b| b.file != "profile-files.txt").collect();
     let fired: Vec<_> = bait
         .iter()
-        .filter(|b| classify(&ci, b.text.as_bytes()).env_fault)
+        .filter(|b| classify(ci, b.text.as_bytes()).env_fault)
         .map(|b| format!("{}:{}: {}", b.file, b.line, b.text))
         .collect();
     eprintln!("ci: {} of {} hand-collected bait lines fire", fired.len(), bait.len());
@@ -234,17 +248,17 @@ fn train_lines_a_program_word_wraps_itself() {
     let (mut kept, mut ruled) = ([0usize; 2], [0usize; 2]);
     for line in &agents {
         let profile = compiled(corpus::profile_for(line.cli));
-        if !classify(&profile, &realistic_log(line.line)).env_fault {
+        if !classify(profile, &realistic_log(line.line)).env_fault {
             continue;
         }
         caught += 1;
         for (k, width) in [80, 60].into_iter().enumerate() {
             let wrapped = word_wrap(line.line, width);
-            kept[k] += usize::from(classify(&profile, &realistic_log(&wrapped)).env_fault);
+            kept[k] += usize::from(classify(profile, &realistic_log(&wrapped)).env_fault);
             // Under the rule a TUI draws as wide as its pane (Claude Code's
             // and Copilot CLI's prompt box), which shows the pane's width.
             let rule = "─".repeat(width);
-            ruled[k] += usize::from(classify(&profile, &realistic_log(&format!("{wrapped}\r\n{rule}"))).env_fault);
+            ruled[k] += usize::from(classify(profile, &realistic_log(&format!("{wrapped}\r\n{rule}"))).env_fault);
         }
     }
     eprintln!(
@@ -301,12 +315,12 @@ fn a_fault_under_a_row_as_wide_as_the_pane() {
         let (mut caught, mut kept) = (0usize, 0usize);
         for line in corpus::lines().filter(|l| l.split == corpus::Split::Train) {
             let profile = compiled(corpus::profile_for(line.cli));
-            if !classify(&profile, &realistic_log(line.line)).env_fault {
+            if !classify(profile, &realistic_log(line.line)).env_fault {
                 continue;
             }
             caught += 1;
             let pane = format!("{cut_above}\r\n{cut_above}\r\n{top}\r\n{}", wrap(line.line, 80));
-            kept += usize::from(classify(&profile, &realistic_log(&pane)).env_fault);
+            kept += usize::from(classify(profile, &realistic_log(&pane)).env_fault);
         }
         eprintln!("under a {name} row: {kept}/{caught} caught train lines still caught");
         // Measured 2026-12-02: separator 790/790; under a prose row 205/790
@@ -402,7 +416,7 @@ fn executor_fixtures_map_to_their_kinds_and_actions() {
     ];
     for (line, kind, action) in cases {
         let log = format!("executor: POST /run {{\"cmd\": \"make test\"}}\n{line}\n");
-        let v = classify(&executor, log.as_bytes());
+        let v = classify(executor, log.as_bytes());
         assert_eq!((v.kind.as_deref(), v.action), (kind, action), "{line}");
     }
 }
@@ -431,7 +445,7 @@ fn reset_times_are_captured() {
         ),
     ];
     for (profile, line, key, want) in cases {
-        let v = classify(&compiled(profile), &realistic_log(line));
+        let v = classify(compiled(profile), &realistic_log(line));
         let got = match key {
             "retry_after_s" => v.captures.retry_after_s.map(|s| s.to_string()),
             _ => v.captures.groups.get(key).cloned(),
@@ -447,11 +461,11 @@ fn gemini_error_report_below_its_cause_does_not_override_it() {
     let report = "│ ✖  Error when talking to Gemini API Full report available at: /tmp/gemini-client-error-Turn.run-sendMessageStream-2025-07-21T10-00-00.json";
     let gemini = compiled("gemini");
     let v = classify(
-        &gemini,
+        gemini,
         &realistic_log(&format!("✕ [API Error: 400 Request contains an invalid argument.]\n{report}")),
     );
     assert_eq!((v.action, v.rule.as_deref()), (Action::Charge, Some("gemini/api-error-invalid-request")));
-    let v = classify(&gemini, &realistic_log(report));
+    let v = classify(gemini, &realistic_log(report));
     assert_eq!((v.action, v.rule.as_deref()), (Action::Pause, Some("gemini/api-error-cause-below")));
 }
 
@@ -462,7 +476,7 @@ fn pane_recall(name: &str) -> (corpus::Recall, corpus::Recall) {
     let profile = compiled(name);
     let (mut train, mut test) = (corpus::Recall::default(), corpus::Recall::default());
     for (line, printed) in corpus::as_printed(name) {
-        let caught = classify(&profile, &realistic_log(printed.trim_end_matches('\n'))).env_fault;
+        let caught = classify(profile, &realistic_log(printed.trim_end_matches('\n'))).env_fault;
         match line.split {
             corpus::Split::Train => train.add(caught),
             corpus::Split::Test => test.add(caught),
@@ -639,11 +653,11 @@ fn caught_train_lines_are_still_caught_when_the_pane_wraps_them() {
         let mut lost = Vec::new();
         for line in corpus::lines().filter(|l| l.split == corpus::Split::Train) {
             let profile = compiled(corpus::profile_for(line.cli));
-            if !classify(&profile, &realistic_log(line.line)).env_fault {
+            if !classify(profile, &realistic_log(line.line)).env_fault {
                 continue;
             }
             caught += 1;
-            if classify(&profile, &realistic_log(&wrap(line.line, width))).env_fault {
+            if classify(profile, &realistic_log(&wrap(line.line, width))).env_fault {
                 kept += 1;
             } else {
                 lost.push(line.line);
@@ -860,13 +874,13 @@ fn caught_train_lines_survive_the_next_release_s_variations() {
             for (line, printed) in corpus::as_printed(b.name).filter(|(l, _)| l.split == corpus::Split::Train) {
                 let printed = printed.trim_end_matches('\n');
                 let Some(varied) = variant(line.line) else { continue };
-                if !classify(&profile, &realistic_log(printed)).env_fault {
+                if !classify(profile, &realistic_log(printed)).env_fault {
                     continue;
                 }
                 let above = &printed[..printed.len() - line.line.len()];
                 // A host stamps the lines above as well.
                 let above = if name == "stamp" { stamp_variant(above).unwrap_or_default() } else { above.to_string() };
-                let kept = classify(&profile, &realistic_log(&format!("{above}{varied}"))).env_fault;
+                let kept = classify(profile, &realistic_log(&format!("{above}{varied}"))).env_fault;
                 if b.name == "ci" {
                     ci.add(kept)
                 } else {
@@ -1012,7 +1026,7 @@ fn a_tool_s_output_in_the_real_panes_is_not_the_agent_s_error() {
             let mut log = lines.clone();
             let row = lines[rows[0]].replacen("line10", body, 1);
             log[rows[0]] = &row;
-            let v = classify(&profile, (log.join("\n") + "\n").as_bytes());
+            let v = classify(profile, (log.join("\n") + "\n").as_bytes());
             if v.env_fault {
                 fired.push(format!("{path}: {row:?} -> {:?}", v.rule));
             }
@@ -1030,10 +1044,10 @@ fn opencode_reads_its_error_object_in_the_error_block_only() {
     let object = r#"{"message":"The server is overloaded. Please try again later.","type":"server_error","code":"server_is_overloaded"}"#;
     let opencode = compiled("opencode");
     let error_block = format!("  ┃\n  ┃  Reply with one sentence\n  ┃\n\n  ┃\n  ┃  {object}\n  ┃\n");
-    let v = classify(&opencode, error_block.as_bytes());
+    let v = classify(opencode, error_block.as_bytes());
     assert_eq!((v.env_fault, v.rule.as_deref()), (true, Some("opencode/provider-overloaded")), "{error_block:?}");
     let shell_block = format!("  ┃\n  ┃  $ curl -s localhost:8080/api/chat\n  ┃\n  ┃  {object}\n  ┃\n");
-    let v = classify(&opencode, shell_block.as_bytes());
+    let v = classify(opencode, shell_block.as_bytes());
     assert!(!v.env_fault, "{shell_block:?} -> {:?} {:?}", v.action, v.rule);
 }
 
@@ -1129,7 +1143,7 @@ fn the_agent_s_errors_around_a_tool_s_output_stay_faults() {
         ),
     ];
     for (name, log) in cases {
-        let v = classify(&compiled(name), log.as_bytes());
+        let v = classify(compiled(name), log.as_bytes());
         assert!(v.env_fault, "{name}: {log:?} -> {:?}", v.action);
     }
 }
@@ -1141,10 +1155,10 @@ fn the_agent_s_errors_around_a_tool_s_output_stay_faults() {
 fn codex_exec_s_exit_count_is_no_recovery_and_its_next_message_is() {
     let codex = compiled("codex");
     let fatal = std::fs::read_to_string(testdata("clients/codex@0.171.0/rate-limit.exec.stderr")).unwrap();
-    let v = classify(&codex, format!("{fatal}tokens used\n4,812\n").as_bytes());
+    let v = classify(codex, format!("{fatal}tokens used\n4,812\n").as_bytes());
     assert_eq!((v.action, v.recovered), (Action::Retry, false), "{:?}", v.rule);
     let retried = "ERROR: Reconnecting... 1/2\ncodex\nThe answer is 4.\ntokens used\n52\n";
-    let v = classify(&codex, retried.as_bytes());
+    let v = classify(codex, retried.as_bytes());
     assert_eq!((v.action, v.recovered), (Action::Charge, true), "{:?}", v.rule);
 }
 
@@ -1160,7 +1174,7 @@ fn the_rows_of_an_error_item_are_not_the_model_s_message() {
         "● Bash(cargo test -q)\n  ⎿  running 12 tests\n● API Error: 401\n  {{\"type\":\"error\",\"error\":{{\"type\":\"authentication_error\",\"message\":\"OAuth\n  token has expired. Please obtain a new token or refresh your existing\n  token.\"}},\"request_id\":\"req_011CSSdA5fqJCVm1m4XMjNks\"}} · Please run /login\n\n{rule}\n❯ \n{rule}\n",
         rule = "─".repeat(80)
     );
-    let v = classify(&claude, log.as_bytes());
+    let v = classify(claude, log.as_bytes());
     let rules: Vec<&str> = v.hits.iter().map(|h| h.rule.as_str()).collect();
     assert!(rules.contains(&"claude/auth-failed-continuation"), "{rules:?}");
 }
@@ -1203,11 +1217,11 @@ fn an_error_quoted_in_the_agent_s_message_is_not_a_fault() {
         let indent = frame.split("{}").next().unwrap().rsplit('\n').next().unwrap();
         for body in &bodies {
             let log = frame.replacen("{}", body, 1);
-            if classify(&profile, log.as_bytes()).env_fault {
+            if classify(profile, log.as_bytes()).env_fault {
                 fired.push(format!("{name}: {log:?}"));
             }
             let left = frame.replacen(&format!("{indent}{{}}"), body, 1);
-            if classify(&profile, left.as_bytes()).env_fault {
+            if classify(profile, left.as_bytes()).env_fault {
                 outside.insert(*body);
             }
         }
