@@ -519,10 +519,11 @@ fn corpus_recall_per_profile_and_split() {
         // end on too (the crash rules read them below a frame of aider's own
         // package, which these lines, cut from their tracebacks, lack); and
         // 44/57 once the litellm auth tail asked for that frame as well;
-        // 46/60 once the eighteenth's joined: a crash report's framing row
-        // (`litellm.llms.ollama.OllamaError: <html>`, whose cause is the
-        // 504 page's title on the next row, which is caught).
-        let floor = if *name == "aider" { 0.76 } else { 0.80 };
+        // 45/60 once the eighteenth's joined: a crash report's
+        // `litellm.llms.ollama.OllamaError: <html>` and the 504 page's title
+        // below it (a provider module's own class opening the page, which a
+        // project's own litellm script ends on too: a review's bait).
+        let floor = if *name == "aider" { 0.75 } else { 0.80 };
         assert!(train.share() >= floor, "{name}: train recall {train}\n{}", table.join("\n"));
         // `openhands` was at the bar (97%) until the fifteenth collection's
         // older lines (36/39 after their rules): an `httpx.HTTPStatusError`
@@ -615,13 +616,15 @@ fn corpus_recall_per_profile_and_split() {
         // (left: the same upload retries, framing rows whose cause is the
         // next row, registry 401/denied answers the profile charges, a
         // devstack prefix, an info line the setup actions print before they
-        // fall back to another download); 718/786 after the eighteenth's 83
+        // fall back to another download); 719/786 after the eighteenth's 83
         // older lines and their rules (left: framing rows whose cause is a
         // later row, npm's `nospc` advice rows of an ENOSPC block whose
         // cause row the paste lacks, warnings an install goes on past
         // (a skipped optional dependency, stale registry data), the artifact
         // upload's diagnostics, a registry's 401, a goal's bare `Connection
-        // reset` that a project's own code may end on).
+        // reset` that a project's own code may end on, pnpm audit's bad
+        // response and its retries, which `--ignore-registry-errors` prints
+        // too and a job goes on past, yarn's bare `ResponseError` head).
         if *name == "ci" {
             assert!(train.share() >= 0.91, "{name}: train recall {train}");
         }
