@@ -49,7 +49,7 @@ EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidd
                    "too-long", "not-found", "payment", "flaky", "unreachable", "closed", "rate-limit-long",
                    "stream-overloaded", "cdn-timeout", "empty-503", "blocked",
                    "maintenance", "no-upstream", "upstream-reset", "stall", "cdn-rate-limit", "tool",
-                   "write")
+                   "write", "request-timeout", "proxy-auth")
 # no fault at all: the answer (HEALTHY_RE) is what a run waits for, and no
 # file is `visible` (in `tool` the tools' own output, in `write` the file the agent
 # writes, looks like fault text on purpose)
@@ -138,6 +138,10 @@ EXPECT = {
     "stall": ("retry", "timeout"),
     # a CDN in front of the provider rate-limits the client (Cloudflare's 1015)
     "cdn-rate-limit": ("retry", "rate_limit"),
+    # a balancer in front of the provider timed the request out (408)
+    "request-timeout": ("retry", "timeout"),
+    # a proxy in the path wants credentials the session lacks (407): a person must act
+    "proxy-auth": ("pause", "auth"),
     # the agent ran two shell commands whose output looks like fault text, the second
     # failed (exit 1), then it answered: nothing failed in the environment
     "tool": ("charge", "none"),
@@ -200,6 +204,8 @@ FAULT_RE["no-upstream"] = FAULT_RE["unavailable"] + r"|no healthy upstream"
 FAULT_RE["stall"] = (FAULT_RE["hang"] + r"|idle timeout|stopped arriving|stalled|incomplete|no response|"
                      r"stream (?:error|disconnected|closed|ended)|waiting for api response")
 FAULT_RE["cdn-rate-limit"] = FAULT_RE["rate-limit"] + r"|error code: 1015|\b1015\b"
+FAULT_RE["request-timeout"] = FAULT_RE["hang"] + r"|\b408\b|request time-?out"
+FAULT_RE["proxy-auth"] = r"(?i)\b407\b|proxy auth|cache access denied|proxy-authenticate"
 FAULT_RE["upstream-reset"] = FAULT_RE["unavailable"] + r"|upstream connect error|disconnect/reset"
 # or, where the client's SDK does not raise the in-stream error, the stream
 # that ended without a finish (Gemini CLI: `Model stream ended without a finish reason.`)

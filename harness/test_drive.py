@@ -187,6 +187,14 @@ class ProviderAnswerTest(unittest.TestCase):
             self.assertEqual((resp.status, resp.getheader("content-type")), (status, "text/html"))
             self.assertTrue(resp.read().startswith(b"<!DOCTYPE html>"))
 
+    def test_request_timeout_and_proxy_auth_answer_their_pages(self):
+        resp = self.serve("request-timeout").getresponse()
+        self.assertEqual(resp.status, 408)
+        self.assertIn(b"didn't send a complete request in time", resp.read())
+        resp = self.serve("proxy-auth").getresponse()
+        self.assertEqual((resp.status, resp.getheader("proxy-authenticate")), (407, 'Basic realm="Squid proxy"'))
+        self.assertIn(b"Cache Access Denied", resp.read())
+
     def test_gateway_scenarios_answer_their_plain_text(self):
         for scenario, status, first in (("no-upstream", 503, b"no healthy upstream"),
                                         ("upstream-reset", 503, b"upstream connect error"),
