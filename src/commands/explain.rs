@@ -175,10 +175,7 @@ fn explain_records(
     style: &Style,
 ) {
     let profile = &compiled.profile;
-    let shown = |r: usize, bytes: &[u8]| {
-        let text = compiled.parse_record(bytes).and_then(|f| compiled.record_text(r, &f, bytes)).unwrap_or_default();
-        evidence(&text, 0, false)
-    };
+    let shown = |r: usize, bytes: &[u8]| evidence(&compiled.record_evidence(r, bytes), 0, false);
     let _ = writeln!(out, "\n{}", style.bold("matching records"));
     for (i, span) in records.lines.iter().enumerate() {
         let bytes = records.bytes(&window.bytes, span);

@@ -196,8 +196,7 @@ pub fn decide(
                 }
                 Body::Records(r) => {
                     let bytes = r.bytes(&window.bytes, &r.lines[hit.line]);
-                    let text = compiled.parse_record(bytes).and_then(|f| compiled.record_text(hit.rule, &f, bytes));
-                    (text.unwrap_or_default(), false)
+                    (compiled.record_evidence(hit.rule, bytes), false)
                 }
             };
             let text = text.as_str();

@@ -428,6 +428,27 @@ fn a_record_hit_has_its_evidence_however_deep_its_other_members_nest() {
     assert_eq!(v.evidence.as_deref(), Some("Quota exceeded."));
 }
 
+#[test]
+fn a_record_hit_whose_field_is_missing_shows_the_record() {
+    // A rule without a pattern hits on its conditions; the field it shows
+    // may be named otherwise in another release of the program (Qwen Code
+    // 0.5.2 wrote `error` where 0.24.4 writes `error_message`). The verdict
+    // then shows the record, not an empty line.
+    let rule = "[[rule]]\nid = \"telemetry\"\nrecord = { \"/event\" = \"api_error\" }\nfield = \"/error_message\"\n";
+    let classify = |log: &str| {
+        Test::new().file("p.toml", rule).args(["classify", "--profile", "./p.toml", "-"]).stdin(log).verdict()
+    };
+    let v = classify("{\"event\":\"start\"}\n{\"event\":\"api_error\",\"error\":\"503 The server is overloaded.\"}\n");
+    assert_eq!((v.action, v.input), (Action::Pause, Input::Jsonl));
+    assert_eq!(v.evidence.as_deref(), Some(r#"{"event":"api_error","error":"503 The server is overloaded."}"#));
+    assert!(v.reason.ends_with("503 The server is overloaded.\"}"), "{}", v.reason);
+    // A null field is no text either; with the field there, the field shows.
+    let v = classify("{\"event\":\"api_error\",\"error_message\":null}\n");
+    assert_eq!(v.evidence.as_deref(), Some(r#"{"event":"api_error","error_message":null}"#));
+    let v = classify("{\"event\":\"api_error\",\"error_message\":\"429 Too Many Requests\"}\n");
+    assert_eq!(v.evidence.as_deref(), Some("429 Too Many Requests"));
+}
+
 /// goose prints its banner on standard output before the JSON Lines of
 /// `goose run --output-format stream-json`; the goose profile names the
 /// banner's words, so such a log is read as records (at the log's start only,

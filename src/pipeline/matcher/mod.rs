@@ -1168,6 +1168,8 @@ impl CompiledProfile {
         if !conditions.iter().zip(slots).all(|(c, &slot)| holds(c, record.get(slot))) {
             return None;
         }
+        // Without a pattern the conditions are the rule: they name the
+        // record the program marked, whatever its message field holds.
         let range = self.rule_patterns[rule].clone();
         if range.is_empty() {
             return Some(None);
@@ -1192,6 +1194,19 @@ impl CompiledProfile {
             },
         };
         Some(clean_line(&text))
+    }
+
+    /// The text a hit of rule `rule` on the record `line` shows as evidence:
+    /// [`Self::record_text`], or the whole record line when the record lacks
+    /// the rule's field. A rule without a pattern hits on its conditions
+    /// alone, and another release of the program may keep the message under
+    /// another name (Qwen Code 0.5 and 0.8 wrote `error`, not 0.24's
+    /// `error_message`): the record the program marked is still the cause,
+    /// and an empty evidence line would hide it.
+    pub fn record_evidence(&self, rule: usize, line: &[u8]) -> String {
+        self.parse_record(line)
+            .and_then(|fields| self.record_text(rule, &fields, line))
+            .unwrap_or_else(|| clean_line(&String::from_utf8_lossy(line)))
     }
 
     fn record_plan(&self) -> &RecordPlan {
