@@ -1185,6 +1185,26 @@ fn codex_exec_s_exit_count_is_no_recovery_and_its_next_message_is() {
     assert_eq!((v.action, v.recovered), (Action::Charge, true), "{:?}", v.rule);
 }
 
+/// Copilot CLI 1.0.10's process log writes each failed attempt and retries
+/// (the lines of the harness's `--at copilot=1.0.10` runs, 2026-12-04): a log
+/// that ends retrying is the provider's fault; one where a response came back
+/// after the attempt is recovered.
+#[test]
+fn copilot_1_0_s_failed_attempt_is_the_fault_until_a_response_comes_back() {
+    let copilot = compiled("copilot");
+    let attempt = "2026-12-04T22:32:31.566Z [DEBUG] Failed to get response from the AI model: CAPIError: 500 The server had an error while processing your request. Sorry about that!\n2026-12-04T22:32:31.567Z [DEBUG] Retrying after 11.655058237573815 seconds (API error)...\n";
+    let killed = format!("{attempt}2026-12-04T22:32:42.371Z [DEBUG] [shutdown] Starting shutdown with 6 disposables\n");
+    let v = classify(copilot, killed.as_bytes());
+    assert_eq!((v.action, v.rule.as_deref()), (Action::Retry, Some("copilot/process-log-server-error")));
+    let answered =
+        format!("{attempt}2026-12-04T22:35:16.801Z [DEBUG] response (Request-ID null):\n{{\n  \"choices\": []\n}}\n");
+    let v = classify(copilot, answered.as_bytes());
+    assert_eq!((v.action, v.recovered), (Action::Charge, true), "{:?}", v.rule);
+    // The SDK's status opens the message; a number that is not one does not.
+    let v = classify(copilot, attempt.replace("CAPIError: 500 ", "CAPIError: 5000 ").as_bytes());
+    assert_eq!(v.action, Action::Charge, "{:?}", v.rule);
+}
+
 /// The rows below the agent's own error item are the error's, though the
 /// item has a message's shape (`● API Error: …` as `● Done.`): a rule that
 /// reads a wrapped tail still reads it there.
