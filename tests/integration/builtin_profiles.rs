@@ -1205,6 +1205,80 @@ fn copilot_1_0_s_failed_attempt_is_the_fault_until_a_response_comes_back() {
     assert_eq!(v.action, Action::Charge, "{:?}", v.rule);
 }
 
+/// Older releases write a refused request's record with its text alone
+/// (Claude Code 1.0's transcript, Codex 0.50's `turn.failed`): a refusal of
+/// the request's own size or model is the work's, but a 400 of credits, an
+/// organisation or a budget is not, and stays paused.
+#[test]
+fn an_older_release_s_refused_request_is_charged_only_for_the_work_s_own_causes() {
+    let claude_line = |text: &str| {
+        let text = serde_json::to_string(text).unwrap();
+        format!(
+            "{{\"type\":\"assistant\",\"version\":\"1.0.110\",\"message\":{{\"model\":\"<synthetic>\",\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":{text}}}]}},\"isApiErrorMessage\":true}}\n"
+        )
+    };
+    let codex_line = |text: &str| {
+        let text = serde_json::to_string(text).unwrap();
+        format!("{{\"type\":\"turn.started\"}}\n{{\"type\":\"turn.failed\",\"error\":{{\"message\":{text}}}}}\n")
+    };
+    let cases = [
+        ("claude", claude_line("Prompt is too long"), Action::Charge),
+        (
+            "claude",
+            claude_line(
+                r#"API Error: 404 {"type":"error","error":{"type":"not_found_error","message":"model: fake-model-1"}}"#,
+            ),
+            Action::Charge,
+        ),
+        (
+            "claude",
+            claude_line(
+                r#"API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"Your credit balance is too low to access the Anthropic API."}}"#,
+            ),
+            Action::Pause,
+        ),
+        (
+            "claude",
+            claude_line(
+                r#"API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"This organization has been disabled."}}"#,
+            ),
+            Action::Pause,
+        ),
+        (
+            "codex",
+            codex_line(
+                r#"unexpected status 404 Not Found: {"error": {"message": "The model `fake-model-1` does not exist or you do not have access to it.", "code": "model_not_found"}}"#,
+            ),
+            Action::Charge,
+        ),
+        (
+            "codex",
+            codex_line(
+                r#"unexpected status 400 Bad Request: {"error": {"message": "This model's maximum context length is 128000 tokens.", "code": "context_length_exceeded"}}"#,
+            ),
+            Action::Charge,
+        ),
+        (
+            "codex",
+            codex_line(
+                r#"unexpected status 400 Bad Request: {"error": {"message": "Your organization must be verified to stream this model.", "type": "invalid_request_error"}}"#,
+            ),
+            Action::Pause,
+        ),
+        (
+            "codex",
+            codex_line(
+                r#"unexpected status 404 Not Found: {"error": {"code": "DeploymentNotFound", "message": "The API deployment for this resource does not exist."}}"#,
+            ),
+            Action::Pause,
+        ),
+    ];
+    for (name, log, want) in cases {
+        let v = classify(compiled(name), log.as_bytes());
+        assert_eq!(v.action, want, "{name}: {log} -> {:?}", v.rule);
+    }
+}
+
 /// The rows below the agent's own error item are the error's, though the
 /// item has a message's shape (`● API Error: …` as `● Done.`): a rule that
 /// reads a wrapped tail still reads it there.
