@@ -329,7 +329,20 @@ def node_bin_dir(versions: dict) -> Path:
 def cli_bin(spec: dict) -> Path:
     if spec.get("registry") == "pypi":
         return pkg_dir(spec["package"], spec["version"]) / "venv" / "bin" / spec["bin"]
-    return pkg_dir(spec["package"], spec["version"]) / "node_modules" / ".bin" / spec["bin"]
+    modules = pkg_dir(spec["package"], spec["version"]) / "node_modules"
+    named = modules / ".bin" / spec["bin"]
+    if named.exists():
+        return named
+    # An older release may declare its one binary under another name, and npm
+    # then links no `.bin/<bin>`: @aaif/goose-binary-linux-x64 0.20.2 carries
+    # goose 1.37.0 as `bin/goose` where 1.52.0 declares `goose-binary-linux-x64`.
+    try:
+        bins = json.loads((modules / spec["package"] / "package.json").read_text()).get("bin")
+    except (OSError, ValueError):
+        return named
+    if isinstance(bins, dict) and len(bins) == 1:
+        return modules / spec["package"] / next(iter(bins.values()))
+    return named
 
 
 # ---------------------------------------------------------------------------

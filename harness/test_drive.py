@@ -91,6 +91,32 @@ class LaunchGuardTest(unittest.TestCase):
         self.assertIn("subprocess.Popen(\n            [sys.executable, str(HERE / \"fake_provider.py\")", src)
 
 
+class CliBinTest(unittest.TestCase):
+    def test_a_package_s_one_binary_under_another_name_is_found(self):
+        spec = {"package": "@aaif/goose-binary-linux-x64", "version": "0.20.2", "bin": "goose-binary-linux-x64"}
+        with tempfile.TemporaryDirectory() as tmp:
+            old = drive.CACHE
+            drive.CACHE = Path(tmp)
+            try:
+                pkg = drive.pkg_dir(spec["package"], spec["version"]) / "node_modules" / spec["package"]
+                (pkg / "bin").mkdir(parents=True)
+                (pkg / "bin" / "goose").write_text("")
+                # no package.json yet: the named link, which does not exist
+                self.assertEqual(drive.cli_bin(spec).name, "goose-binary-linux-x64")
+                (pkg / "package.json").write_text(json.dumps({"bin": {"goose": "bin/goose"}}))
+                self.assertEqual(drive.cli_bin(spec), pkg / "bin" / "goose")
+                # two binaries: no guess
+                (pkg / "package.json").write_text(json.dumps({"bin": {"goose": "bin/goose", "g": "bin/g"}}))
+                self.assertEqual(drive.cli_bin(spec).parent.name, ".bin")
+                # the named link wins when npm made it
+                link = pkg.parent.parent / ".bin" / spec["bin"]
+                link.parent.mkdir()
+                link.write_text("")
+                self.assertEqual(drive.cli_bin(spec), link)
+            finally:
+                drive.CACHE = old
+
+
 class FixtureHelpersTest(unittest.TestCase):
     def test_tail_cuts_at_a_line_boundary(self):
         data = b"".join(b"line %05d\n" % i for i in range(20000))
