@@ -57,15 +57,22 @@ const SHAPES: &[(&[&str], &str)] = &[
     // kept), also JSON-escaped (\"password\": \"…\") and URL-encoded (%3D),
     // also as the end of an environment variable's name (DB_PASSWORD=…,
     // OPENAI_API_KEY=…, PGPASSWORD=…, MYSQL_PWD=…, AccountKey=…). A quoted
-    // value is taken to its closing quote (or 500 bytes, when none).
+    // value is taken whole to its closing quote, or to [`QUOTED_MAX`] bytes
+    // when it has none; that bound is applied in `redact`, not here, as a
+    // bounded repetition of a Unicode class compiles into that many copies of
+    // it (five times the cost of a verdict whose evidence names a key).
     (
         &["key", "token", "secret", "passw", "pwd", "sig"],
-        r#"(?i:(?:\b|_)(?:api[_\-]?key|access[_\-]?key|secret[_\-]?key|private[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|client[_\-]?secret|key|token|secret|sig|pwd)\b|[a-z0-9_]*(?:password|passwd)\b|\b(?:account|sharedaccess)key\b)(?:\\?["'])?\s*(?:[=:]|%3[dD])\s*(?:\\?"([^"\\]{1,500})|'([^']{1,500})|([^\s"'&,;\\]+))"#,
+        r#"(?i:(?:\b|_)(?:api[_\-]?key|access[_\-]?key|secret[_\-]?key|private[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|client[_\-]?secret|key|token|secret|sig|pwd)\b|[a-z0-9_]*(?:password|passwd)\b|\b(?:account|sharedaccess)key\b)(?:\\?["'])?\s*(?:[=:]|%3[dD])\s*(?:\\?"([^"\\]+)|'([^']+)|([^\s"'&,;\\]+))"#,
     ),
 ];
 
 /// The index of the key=value shape, whose third group is an unquoted value.
 const KEY_VALUE: usize = SHAPES.len() - 1;
+
+/// The most of a quoted value the key=value shape replaces when its closing
+/// quote is missing.
+const QUOTED_MAX: usize = 500;
 
 fn shape(i: usize) -> Option<&'static Regex> {
     static COMPILED: [OnceLock<Option<Regex>>; SHAPES.len()] = [const { OnceLock::new() }; SHAPES.len()];
@@ -120,7 +127,16 @@ pub fn redact(text: &str) -> Redacted {
                 continue;
             }
             if let Some(m) = caps.iter().skip(1).flatten().next().or_else(|| caps.get(0)) {
-                spans.push((m.start(), m.end()));
+                let mut end = m.end();
+                // A value its closing quote ends is replaced whole.
+                let closed = text[m.end()..].starts_with(['"', '\'', '\\']);
+                if i == KEY_VALUE && caps.get(3).is_none() && !closed && m.len() > QUOTED_MAX {
+                    end = m.start() + QUOTED_MAX;
+                    while !text.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                }
+                spans.push((m.start(), end));
             }
         }
     }
@@ -248,6 +264,18 @@ mod tests {
     fn quoted_values_with_blanks() {
         assert_eq!(red(r#"password="correct horse battery staple" x"#), format!(r#"password="{MARK}" x"#));
         assert_eq!(red("secret='two words'"), format!("secret='{MARK}'"));
+    }
+
+    #[test]
+    fn a_quoted_value_never_closed_is_cut_at_the_bound() {
+        // 600 bytes with no closing quote: the first 500 go, the rest stays.
+        let value = "a".repeat(600);
+        assert_eq!(red(&format!("password=\"{value}")), format!("password=\"{MARK}{}", "a".repeat(100)));
+        // Cut at a character's start, never inside one.
+        let value = format!("{}é{}", "a".repeat(499), "b".repeat(50));
+        assert_eq!(red(&format!("token='{value}")), format!("token='{MARK}é{}", "b".repeat(50)));
+        // A closed value longer than the bound is replaced whole.
+        assert_eq!(red(&format!("secret='{}' x", "c".repeat(700))), format!("secret='{MARK}' x"));
     }
 
     #[test]

@@ -124,7 +124,7 @@ pub fn rejoin(cleaned: &Cleaned, tui: bool) -> Option<Rejoined> {
             (!same_start(row, below)).then_some((i, joint))
         })
         .collect();
-    let pane = candidates.iter().filter(|(_, j)| *j == Joint::Flush).count() >= PANE_CUTS;
+    let pane = pane_cuts(cleaned, &candidates) >= PANE_CUTS;
     // A row one column short lost a blank only in a window shown to be a cut pane.
     let cuts: Vec<(usize, &str)> = candidates
         .into_iter()
@@ -337,6 +337,65 @@ fn ends_as_border(row: &str) -> bool {
         && row.bytes().rev().take(4).filter(|&b| b == last as u8).count() == 4
 }
 
+/// How many of the rows cut flush at the edge (`candidates`, each with the
+/// row below it) show the window to be a pane captured without `-J`: all of
+/// them, but for the copies of one row (the same but for its digits: a
+/// record a plain log printed again with another stamp, as wide each time)
+/// whose rows below are not copies of each other as well. A pane that cut a
+/// line printed twice cut it the same way twice, and the two rows below go
+/// on alike; a copy followed by another line than the others was a whole
+/// line (Codex 0.98's `ERROR codex_api::…` records of 311 columns on its
+/// standard error, the last above `ERROR: unexpected status 401 …`), and so
+/// were the others. The first [`COPY_GROUPS`] distinct rows are tracked,
+/// so the count stays linear in the rows.
+fn pane_cuts(cleaned: &Cleaned, candidates: &[(usize, Joint)]) -> usize {
+    struct Copies<'a> {
+        row: &'a str,
+        below: &'a str,
+        count: usize,
+        whole: bool,
+    }
+    let text = |i: usize| cleaned.line_text(&cleaned.lines[i]);
+    let mut groups: Vec<Copies> = Vec::new();
+    let mut others = 0;
+    for &(i, joint) in candidates {
+        if joint != Joint::Flush {
+            continue;
+        }
+        let (row, below) = (text(i), text(i + 1));
+        if let Some(g) = groups.iter_mut().find(|g| copies(g.row, row, |b| b.is_ascii_digit())) {
+            g.count += 1;
+            g.whole |= !copies(g.below, below, |b| b.is_ascii_alphanumeric());
+        } else if groups.len() < COPY_GROUPS {
+            groups.push(Copies { row, below, count: 1, whole: false });
+        } else {
+            others += 1;
+        }
+    }
+    others + groups.iter().filter(|g| !g.whole).map(|g| g.count).sum::<usize>()
+}
+
+/// How many distinct full-width rows [`pane_cuts`] compares the others with.
+const COPY_GROUPS: usize = 16;
+
+/// Whether `b` is `a` again: as long in bytes, and apart only where both
+/// bytes pass `may_differ`, at no more than a quarter of them.
+fn copies(a: &str, b: &str, may_differ: impl Fn(u8) -> bool) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut apart = 0;
+    for (x, y) in a.bytes().zip(b.bytes()) {
+        if x != y {
+            if !(may_differ(x) && may_differ(y)) {
+                return false;
+            }
+            apart += 1;
+        }
+    }
+    apart * 4 <= a.len()
+}
+
 /// How many characters two rows must share at their start to be two lines
 /// of one kind (a repeated line, two log records with the same date).
 const SAME_START: usize = 8;
@@ -446,6 +505,47 @@ mod tests {
         // A row that starts with a program's glyph starts a line.
         let fault = format!("  ⎿  Can't reach the API server {}", row('x', 49));
         assert_eq!(joined(&format!("{fault}\n  ⎿  Interrupted · What should Claude do instead?\n")), None);
+    }
+
+    #[test]
+    fn a_record_printed_again_as_a_whole_line_shows_no_cut() {
+        // A retry loop's error line, stamped, three times as wide as the
+        // widest, each followed directly by another line: a plain log.
+        let record =
+            |stamp: &str| format!("2026-12-04T23:40:{stamp}Z ERROR api: error=http 401 Unauthorized {}", row('x', 60));
+        let log = format!(
+            "{}\nReconnecting... 1/2\n{}\nReconnecting... 2/2\n{}\nERROR: unexpected status 401 Unauthorized\n",
+            record("13.054317"),
+            record("13.321224"),
+            record("13.781821")
+        );
+        let cleaned = clean(log.as_bytes(), false);
+        let out = rejoin(&cleaned, true).unwrap();
+        assert!(!out.pane);
+        // The last line starts a line: a rule anchored at its start reads it.
+        assert!(!out.is_piece(5));
+        // Two different lines as wide do show a pane.
+        let other = format!(
+            "{:y<width$}",
+            "2026-12-04T23:40:13.999999Z WARN other: a different line ",
+            width = record("0").len() + 8
+        );
+        assert_eq!(other.len(), record("13.054317").len());
+        let log = format!(
+            "{}\nReconnecting... 1/2\n{other}\nERROR: unexpected status 401 Unauthorized\n",
+            record("13.054317")
+        );
+        let out = rejoin(&clean(log.as_bytes(), false), true).unwrap();
+        assert!(out.pane && out.is_piece(3));
+        // A pane that cut one record printed again cut it alike each time:
+        // the rows below go on alike, and the window is still a cut pane.
+        let log = format!(
+            "{}\nreq_0a1b2c and the rest of the record as the pane cut it\n{}\nreq_3d4e5f and the rest of the record as the pane cut it\nAPI Error: 529 after a cut\n",
+            record("13.054317"),
+            record("13.321224")
+        );
+        let out = rejoin(&clean(log.as_bytes(), false), true).unwrap();
+        assert!(out.pane && out.is_piece(1) && out.is_piece(3));
     }
 
     #[test]
@@ -584,7 +684,9 @@ mod tests {
 
     #[test]
     fn a_row_cut_at_the_bound_still_starts_mid_line() {
-        let rows: Vec<String> = (0..60).map(|k| format!("{k:08}{}", row('a', 72))).collect();
+        // Rows of one line, each its own text (a row printed again shows no cut).
+        let rows: Vec<String> =
+            (0..60).map(|k| format!("{k:08}{}", row(char::from(b'a' + k as u8 % 26), 72))).collect();
         let log = format!("{}\nend\n", rows.join("\n"));
         let cleaned = clean(log.as_bytes(), false);
         let out = rejoin(&cleaned, true).unwrap();

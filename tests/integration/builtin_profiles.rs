@@ -295,10 +295,14 @@ fn train_lines_a_program_word_wraps_itself() {
 /// below it. Both are measured on every caught `train` line.
 #[test]
 fn a_fault_under_a_row_as_wide_as_the_pane() {
-    let cut_above = wrap(
+    // Two different lines cut at the edge show the pane's cuts (one line
+    // printed twice would show one: a plain log's record repeated).
+    let cut_above = [
         "I am reading the retry module: the client wraps every request and counts the attempts it makes, then logs them.",
-        80,
-    );
+        "Next I read the tests of that module, which stub the transport and check the counts that the client reports.",
+    ]
+    .map(|l| wrap(l, 80))
+    .join("\r\n");
     let tops = [
         ("separator", "=".repeat(31) + " short test summary " + &"=".repeat(29)),
         (
@@ -319,7 +323,7 @@ fn a_fault_under_a_row_as_wide_as_the_pane() {
                 continue;
             }
             caught += 1;
-            let pane = format!("{cut_above}\r\n{cut_above}\r\n{top}\r\n{}", wrap(line.line, 80));
+            let pane = format!("{cut_above}\r\n{top}\r\n{}", wrap(line.line, 80));
             kept += usize::from(classify(profile, &realistic_log(&pane)).env_fault);
         }
         eprintln!("under a {name} row: {kept}/{caught} caught train lines still caught");
@@ -731,7 +735,9 @@ fn bait_a_program_word_wraps_itself() {
         ),
     );
     assert!(tried >= 10_000);
-    assert!(fired.len() <= 289, "{} fired:\n{}", fired.len(), fired.join("\n"));
+    // 289 until the examples of the releases between the oldest and the
+    // pins (five rows of profile-file examples, the GUIDE says which).
+    assert!(fired.len() <= 294, "{} fired:\n{}", fired.len(), fired.join("\n"));
 }
 
 /// The line with a request id after it, as a next release may append one
@@ -1345,4 +1351,95 @@ fn an_error_quoted_in_the_agent_s_message_is_not_a_fault() {
     }
     assert!(fired.is_empty(), "{} fired:\n{}", fired.len(), fired.join("\n"));
     assert!(outside.len() * 2 >= bodies.len(), "only {} of {} fire at the left edge", outside.len(), bodies.len());
+}
+
+/// Claude Code 1.0 and 2.0 log a failed stream and then, once the request
+/// sent again without streaming fails too, the give-up line: only the second
+/// is the fault, as the fallback may answer after the first.
+#[test]
+fn claude_2_0_s_debug_log_gives_up_after_the_non_streaming_fallback() {
+    let claude = compiled("claude");
+    let stamp = |s: u32| format!("2026-12-04T23:29:{s:02}.206Z");
+    let attempt = format!(
+        "{} [ERROR] Error streaming, falling back to non-streaming mode: 529 {{\"type\":\"error\",\"error\":{{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}},\"request_id\":\"req_1\"}}\n",
+        stamp(5)
+    );
+    let hooks = format!("{} [DEBUG] Getting matching hook commands for Stop with query: undefined\n", stamp(9));
+    let v = classify(claude, format!("{attempt}{hooks}").as_bytes());
+    assert_eq!(v.action, Action::Charge, "{:?} {:?}", v.rule, v.evidence);
+    let gave_up =
+        attempt.replace("Error streaming, falling back to non-streaming mode", "Error in non-streaming fallback");
+    let v = classify(claude, format!("{attempt}{gave_up}{hooks}").as_bytes());
+    assert_eq!((v.action, v.rule.as_deref()), (Action::Retry, Some("claude/debug-log-overloaded")));
+    // The next request streams: the session got past it.
+    let streamed = format!("{} [DEBUG] Stream started - received first chunk\n", stamp(40));
+    let v = classify(claude, format!("{attempt}{gave_up}{streamed}").as_bytes());
+    assert_eq!((v.action, v.recovered), (Action::Charge, true), "{:?}", v.rule);
+    // A stream cut off mid-body (undici's `terminated`), and a refused key.
+    for (cause, action, rule) in [
+        ("terminated", Action::Pause, "claude/debug-log-connection"),
+        ("Connection error.", Action::Pause, "claude/debug-log-connection"),
+        (
+            r#"401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#,
+            Action::Pause,
+            "claude/debug-log-auth",
+        ),
+    ] {
+        let log = format!("{} [ERROR] Error in non-streaming fallback: {cause}\n{hooks}", stamp(32));
+        let v = classify(claude, log.as_bytes());
+        assert_eq!((v.action, v.rule.as_deref()), (action, Some(rule)), "{cause}");
+    }
+}
+
+/// A plain log may write one long record several times (a retry loop's
+/// error line, as wide each time): that is no pane whose rows were cut, and
+/// the line after the last record stays a line of its own (Codex 0.98's
+/// `exec` standard error on a refused key).
+#[test]
+fn a_record_a_log_repeats_does_not_make_it_a_cut_pane() {
+    let codex = compiled("codex");
+    let record = |t: &str| {
+        format!(
+            "2026-12-04T23:40:13.{t}Z ERROR codex_api::endpoint::responses: error=http 401 Unauthorized: Some(\"{{\\\"error\\\": {{\\\"message\\\": \\\"Incorrect API key provided: sk-****. You can find your API key in your account settings.\\\", \\\"type\\\": \\\"invalid_request_error\\\", \\\"code\\\": \\\"invalid_api_key\\\"}}}}\")\n"
+        )
+    };
+    let retry = |n: u32| {
+        format!(
+            "Reconnecting... {n}/2 (unexpected status 401 Unauthorized: Incorrect API key provided: sk-****., url: http://127.0.0.1:8080/v1/responses)\n"
+        )
+    };
+    let log = format!(
+        "{}{}{}{}{}ERROR: unexpected status 401 Unauthorized: Incorrect API key provided: sk-****. You can find your API key in your account settings., url: http://127.0.0.1:8080/v1/responses, request id: req_3\n",
+        record("086640"),
+        retry(1),
+        record("321224"),
+        retry(2),
+        record("781821"),
+    );
+    let v = classify(codex, log.as_bytes());
+    assert_eq!((v.action, v.rule.as_deref()), (Action::Pause, Some("codex/unauthorized")), "{}", v.reason);
+    assert!(v.evidence.as_deref().unwrap().starts_with("ERROR: unexpected status 401"), "{:?}", v.evidence);
+}
+
+/// Qwen Code's JSON output of a stream cut after the model began: the CLI
+/// appends the error's bracket to the text it had, the message carries no
+/// usage, and the result says `is_error: false`. An answer that finished
+/// (with usage) and ends the same way is the model's text.
+#[test]
+fn qwen_s_answer_cut_by_the_network_ends_in_the_program_s_bracket() {
+    let qwen = compiled("qwen");
+    let run = |text: &str, usage: (u32, u32)| {
+        let text = serde_json::to_string(text).unwrap();
+        format!(
+            "{{\"type\":\"system\",\"subtype\":\"init\",\"qwen_code_version\":\"0.15.6\"}}\n{{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":{text}}}],\"stop_reason\":null,\"usage\":{{\"input_tokens\":{},\"output_tokens\":{}}}}}}}\n{{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":{text}}}\n",
+            usage.0, usage.1
+        )
+    };
+    let v = classify(qwen, run("Sure. [API Error: terminated (cause: other side closed)]", (0, 0)).as_bytes());
+    assert_eq!((v.action, v.rule.as_deref()), (Action::Pause, Some("qwen/record-synthetic-cut-stream")));
+    let v = classify(qwen, run("Sure. [API Error: terminated (cause: other side closed)]", (812, 40)).as_bytes());
+    assert_eq!(v.action, Action::Charge, "{:?}", v.rule);
+    // A bracket of a cause the network did not make is not this rule's.
+    let v = classify(qwen, run("Sure. [API Error: 400 Bad request]", (0, 0)).as_bytes());
+    assert_eq!(v.action, Action::Charge, "{:?}", v.rule);
 }
