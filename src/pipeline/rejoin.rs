@@ -37,7 +37,8 @@ pub const MAX_WIDTH: usize = 500;
 
 /// How many rows cut flush at the edge show a window to be a pane captured
 /// without `-J`. A plain log, or a capture joined by `-J`, seldom holds two
-/// lines exactly as wide as its widest, each followed directly by another.
+/// lines exactly as wide as its widest, each followed directly by another,
+/// but for one record printed again (`pane_cuts` tells them apart).
 pub const PANE_CUTS: usize = 2;
 
 /// Lines re-joined from a pane's rows.
@@ -55,7 +56,7 @@ pub struct Rejoined {
     pub row_start: Vec<usize>,
     /// The window showed itself a pane captured without `-J`: it holds at
     /// least [`PANE_CUTS`] rows that fill it to the last column, each followed
-    /// directly by another. Only then is a row one column short taken as cut
+    /// directly by another, as `pane_cuts` counts them. Only then is a row one column short taken as cut
     /// after a blank, and a row's start as no line's start.
     pub pane: bool,
     /// The indices, among the rows, of those that go on a line the program
@@ -684,7 +685,9 @@ mod tests {
 
     #[test]
     fn a_row_cut_at_the_bound_still_starts_mid_line() {
-        // Rows of one line, each its own text (a row printed again shows no cut).
+        // Each row its own text: rows the same but for digits, whose last
+        // goes on into a line unlike the rows below the others (`end`), are
+        // copies of a plain log's record (`pane_cuts`).
         let rows: Vec<String> =
             (0..60).map(|k| format!("{k:08}{}", row(char::from(b'a' + k as u8 % 26), 72))).collect();
         let log = format!("{}\nend\n", rows.join("\n"));
