@@ -128,9 +128,12 @@ pub fn redact(text: &str) -> Redacted {
             }
             if let Some(m) = caps.iter().skip(1).flatten().next().or_else(|| caps.get(0)) {
                 let mut end = m.end();
-                // A value its closing quote ends is replaced whole.
-                let closed = text[m.end()..].starts_with(['"', '\'', '\\']);
-                if i == KEY_VALUE && caps.get(3).is_none() && !closed && m.len() > QUOTED_MAX {
+                // A quoted value its closing quote ends is replaced whole.
+                if i == KEY_VALUE
+                    && caps.get(3).is_none()
+                    && m.len() > QUOTED_MAX
+                    && !text[end..].starts_with(['"', '\'', '\\'])
+                {
                     end = m.start() + QUOTED_MAX;
                     while !text.is_char_boundary(end) {
                         end -= 1;

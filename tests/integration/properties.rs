@@ -253,16 +253,27 @@ proptest! {
         for (i, (offset, text)) in lines.iter().enumerate() {
             prop_assert_eq!(offset, rows.lines[r].offset);
             let mut rest = text;
+            let wrapped = |r: usize| joined.wrapped.binary_search(&r).is_ok();
             loop {
-                let row = rows.line_text(&rows.lines[r]);
+                // A row that goes on a line the program wrapped itself is
+                // joined without its indent, and the row above without the
+                // blanks it ended in.
+                let mut row = rows.line_text(&rows.lines[r]);
+                if wrapped(r) {
+                    row = row.trim_start_matches(' ');
+                }
+                if wrapped(r + 1) {
+                    row = row.trim_end_matches(' ');
+                }
                 rest = rest.strip_prefix(row).ok_or_else(|| TestCaseError::fail(format!("{row:?} not next in {text:?}")))?;
                 r += 1;
                 if rest.is_empty() {
                     break;
                 }
-                // The joint: nothing, or the blank a cut after a blank lost.
+                // The joint: nothing, or the blank a cut after a blank lost,
+                // or the one blank of a program's own wrap.
                 let next = rows.line_text(&rows.lines[r]);
-                if !rest.starts_with(next) {
+                if wrapped(r) || !rest.starts_with(next) {
                     rest = rest.strip_prefix(' ').unwrap_or(rest);
                 }
             }
