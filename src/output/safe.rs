@@ -1,6 +1,6 @@
 //! The one sanitiser for every human-facing string: file names, profile names,
 //! rule ids, statuses, evidence, reasons and context lines pass through
-//! [`line`] before any terminal, Markdown, GitHub or text output (and the
+//! [`line()`] before any terminal, Markdown, GitHub or text output (and the
 //! verdict's `evidence`, `reason` and captures, which `jq -r` prints raw).
 
 /// Characters that become a blank: control characters (escapes, BEL, line

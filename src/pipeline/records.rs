@@ -31,7 +31,7 @@
 //! Code's `-p --output-format json --verbose` and of Qwen Code's
 //! `--output-format json` is every message of the session in one array, the
 //! result last. Its objects are found from the array's end back
-//! ([`array_records`]), where the scanner knows it is outside any string, so
+//! (`array_records`), where the scanner knows it is outside any string, so
 //! that a window cut inside a long array still yields the complete objects at
 //! its end; a record's offset is then where its object starts.
 
@@ -104,7 +104,7 @@ const MAX_PREAMBLE: usize = 8;
 /// records: always for [`InputMode::Jsonl`], when it holds JSON Lines for
 /// [`InputMode::Auto`], never for [`InputMode::Text`]. `banner`: the words of
 /// the program's banner, when the window starts at the log's start (none
-/// elsewhere): `auto` reads past up to [`MAX_PREAMBLE`] lines, each holding
+/// elsewhere): `auto` reads past up to `MAX_PREAMBLE` lines, each holding
 /// one of them, before the first record.
 pub fn read(bytes: &[u8], starts_mid_line: bool, mode: InputMode, banner: &[String]) -> Option<Records> {
     if mode == InputMode::Text {

@@ -19,7 +19,7 @@
 //! profile that carries model output), a row is taken to go on in the row
 //! below when that row is indented so (by at least one column, and starts
 //! with no glyph) and its first word would not have fitted on the row above
-//! within the pane ([`word_wraps`]); the rows are joined with one blank, the
+//! within the pane (`word_wraps`); the rows are joined with one blank, the
 //! indent dropped. A CI log is read for a terminal's cuts only: a tool's
 //! indented output there is no wrap (pip's `  Downloading …` over its
 //! `  ERROR: …`).
@@ -60,7 +60,7 @@ pub struct Rejoined {
     /// after a blank, and a row's start as no line's start.
     pub pane: bool,
     /// The indices, among the rows, of those that go on a line the program
-    /// wrapped itself ([`word_wraps`]): their start is no line's start.
+    /// wrapped itself (`word_wraps`): their start is no line's start.
     /// Each is joined to the row above, or, where the joined line reached
     /// [`BOUNDED_LINE`], starts the next line (mid-line all the same).
     pub wrapped: Vec<usize>,

@@ -70,7 +70,7 @@ const CASE_FOLD_FACTOR: usize = 30;
 
 /// An upper estimate of what parsing `pattern` builds, from its text alone:
 /// each Unicode class escape at the size of its largest kind, times
-/// [`CASE_FOLD_FACTOR`] when the pattern may fold case. Cheap, so it runs
+/// `CASE_FOLD_FACTOR` when the pattern may fold case. Cheap, so it runs
 /// before the parse that it bounds.
 pub fn estimate(pattern: &str, case_insensitive: bool) -> usize {
     let bytes = pattern.as_bytes();

@@ -15,7 +15,8 @@ use std::sync::OnceLock;
 
 use regex_automata::meta::Regex;
 
-use super::{MAX_PROFILE_AUTOMATA, Workload, build_screen_regex};
+use super::engine::build_screen_regex;
+use super::{MAX_PROFILE_AUTOMATA, Workload};
 use crate::error::ProfileError;
 use crate::output::evidence::evidence;
 use crate::pipeline::clean::Cleaned;

@@ -1,0 +1,210 @@
+//! What the lines around a hit say: a rule's `after` framing above it, the
+//! pane's structure (`tool_output`: a tool's output or the model's own text
+//! is no fault), and the `progress` lines below it that show the session
+//! working again (SPEC §1.5).
+
+use std::cell::Cell;
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use super::engine::{Engine, build_regex};
+use super::limits::{DFA_SIZE_LIMIT, SIZE_LIMIT};
+use crate::pipeline::clean::Cleaned;
+use crate::pipeline::stamp;
+
+/// A rule's `after` condition, its regex compiled on first need.
+#[derive(Debug)]
+pub(super) struct Framing {
+    pattern: String,
+    pub(super) within: usize,
+    regex: OnceLock<Option<Regex>>,
+}
+
+impl Framing {
+    pub(super) fn new(pattern: String, within: usize) -> Self {
+        Framing { pattern, within, regex: OnceLock::new() }
+    }
+
+    /// Whether a line within reach above line `line` of `cleaned` holds the
+    /// framing; adds the bytes searched to `searched`.
+    pub(super) fn frames(&self, cleaned: &Cleaned, line: usize, searched: &Cell<usize>) -> bool {
+        let Some(re) = self.regex.get_or_init(|| build_regex(&self.pattern).ok()) else { return false };
+        cleaned.lines[line.saturating_sub(self.within)..line].iter().rev().any(|l| {
+            let text = cleaned.line_text(l);
+            searched.set(searched.get() + text.len());
+            stamp::readings(text).into_iter().flatten().any(|t| re.is_match(t))
+        })
+    }
+}
+
+/// The profile's `tool_output`, its regexes compiled on first need (at a
+/// fault's hit: a healthy log compiles none).
+#[derive(Debug)]
+pub(super) struct ToolCheck {
+    spec: crate::profile::ToolOutput,
+    /// `item`, `tool`, `result` (when set) and `row`. A built-in profile's
+    /// run on their `regex-lite` forms, which compile in microseconds; a
+    /// file's on `regex`, within its limits. None when one does not compile.
+    regexes: OnceLock<Option<ToolRegexes>>,
+}
+
+/// `tool_output`'s patterns, compiled.
+#[derive(Debug)]
+struct ToolRegexes {
+    item: Engine,
+    tool: Engine,
+    result: Option<Engine>,
+    row: Engine,
+    /// `message` and `message_row`, when set.
+    message: Option<(Engine, Engine)>,
+}
+
+impl ToolCheck {
+    pub(super) fn new(spec: crate::profile::ToolOutput) -> Self {
+        ToolCheck { spec, regexes: OnceLock::new() }
+    }
+
+    /// Whether line `line` of `cleaned` is a row of the agent's own message
+    /// (the model writing), or a tool's own output: the line, or
+    /// the item its rows continue, is a tool's call or the first result below
+    /// a call. A later result under the same call is the agent's own (a retry
+    /// notice hangs there too), and a line that neither starts an item nor is
+    /// a row breaks the chain (the agent's own line, or a row a pane cut), as
+    /// a blank line does where `blank_ends_item` says so.
+    /// Adds the bytes searched to `searched`.
+    pub(super) fn is_tool_output_or_model_text(
+        &self,
+        cleaned: &Cleaned,
+        line: usize,
+        searched: &Cell<usize>,
+        is_fault: &dyn Fn(&str) -> bool,
+    ) -> bool {
+        let compiled = self.regexes.get_or_init(|| {
+            let t = &self.spec;
+            // A lite form with ASCII word boundaries stands for its pattern
+            // only on some lines: such a pattern runs on `regex`.
+            let new = |p: &str, i: usize| Engine::compile(p, t.lite[i].filter(|l| !l.ascii_words));
+            let result = match &t.result {
+                Some(r) => Some(new(r, 2)?),
+                None => None,
+            };
+            let message = match (&t.message, &t.message_row) {
+                (Some(m), Some(r)) => Some((new(m, 4)?, new(r, 5)?)),
+                _ => None,
+            };
+            Some(ToolRegexes { item: new(&t.item, 0)?, tool: new(&t.tool, 1)?, result, row: new(&t.row, 3)?, message })
+        });
+        let Some(ToolRegexes { item, tool, result, row, message }) = compiled else {
+            return false;
+        };
+        let text = |i: usize| {
+            let t = cleaned.line_text(&cleaned.lines[i]);
+            searched.set(searched.get() + t.len());
+            t
+        };
+        let low = line.saturating_sub(crate::profile::schema::MAX_TOOL_OUTPUT_REACH);
+        // A row of the agent's own message: the model writing. Its rows go on
+        // across blank lines; the item's own line is not one of them, and the
+        // program's own error is an item of the same shape (`● API Error: …`)
+        // whose rows are its own.
+        if let Some((message, message_row)) = message
+            && let Some(head) = item_of(&text, item, message_row, line, low, None).filter(|&h| h != line)
+        {
+            let t = text(head);
+            if message.is_match(t) && !is_fault(t) {
+                return true;
+            }
+        }
+        // Cleaning drops blank lines; a line that did not follow the one
+        // above directly had one before it.
+        let blank_ends = self.spec.blank_ends_item.then_some(cleaned);
+        let Some(at) = item_of(&text, item, row, line, low, blank_ends) else {
+            return false;
+        };
+        let head = cleaned.line_text(&cleaned.lines[at]);
+        if tool.is_match(head) {
+            return true;
+        }
+        // A result: the first below a call when the item above it is the call.
+        result.as_ref().is_some_and(|r| r.is_match(head))
+            && (low..at).rev().map(&text).find(|t| item.is_match(t)).is_some_and(|t| tool.is_match(t))
+    }
+}
+
+/// The item line `line` belongs to: itself, or the nearest item above it
+/// (down to `low`) reached through lines that match `rows` only; with
+/// `blank_ends`, a blank line before a row ends the chain too.
+fn item_of<'a>(
+    text: &impl Fn(usize) -> &'a str,
+    item: &Engine,
+    rows: &Engine,
+    line: usize,
+    low: usize,
+    blank_ends: Option<&Cleaned>,
+) -> Option<usize> {
+    let mut at = line;
+    loop {
+        let t = text(at);
+        if item.is_match(t) {
+            return Some(at);
+        }
+        if !rows.is_match(t) || at == low || blank_ends.is_some_and(|c| !c.lines[at].follows) {
+            return None;
+        }
+        at -= 1;
+    }
+}
+
+/// The progress patterns: the literals each requires (so that lines holding
+/// none are passed over without a regex), and the patterns as one set.
+#[derive(Debug)]
+pub(super) struct Progress {
+    /// Per pattern, the literals of which a matching line holds one; `None`
+    /// when a pattern requires none (every line is then searched).
+    literals: Option<Vec<String>>,
+    /// Compiled when a line holds a literal.
+    pub(super) set: OnceLock<Option<regex::RegexSet>>,
+    pub(super) patterns: Vec<String>,
+}
+
+impl Progress {
+    pub(super) fn new(patterns: &[String]) -> Option<Self> {
+        if patterns.is_empty() {
+            return None;
+        }
+        let mut literals = Some(Vec::new());
+        for p in patterns {
+            let required = match crate::profile::builtin::progress_literals(p) {
+                // A built-in pattern's were worked out when faultsift was built.
+                Some(built) => built.map(|l| l.iter().map(|s| (*s).to_string()).collect()),
+                None => Self::required(p),
+            };
+            match (required, literals.as_mut()) {
+                (Some(l), Some(all)) => all.extend(l),
+                _ => literals = None,
+            }
+        }
+        Some(Progress { literals, set: OnceLock::new(), patterns: patterns.to_vec() })
+    }
+
+    /// The literals of which a line matching `pattern` holds one.
+    pub(super) fn required(pattern: &str) -> Option<Vec<String>> {
+        let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
+        crate::profile::literal::required(&hir, false)
+    }
+
+    pub(super) fn is_match(&self, line: &str) -> bool {
+        if self.literals.as_ref().is_some_and(|ls| !ls.iter().any(|l| line.contains(l.as_str()))) {
+            return false;
+        }
+        let set = self.set.get_or_init(|| {
+            regex::RegexSetBuilder::new(&self.patterns)
+                .size_limit(SIZE_LIMIT)
+                .dfa_size_limit(DFA_SIZE_LIMIT)
+                .build()
+                .ok()
+        });
+        set.as_ref().is_some_and(|s| stamp::readings(line).into_iter().flatten().any(|t| s.is_match(t)))
+    }
+}
