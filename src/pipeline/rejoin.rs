@@ -56,8 +56,9 @@ pub struct Rejoined {
     pub row_start: Vec<usize>,
     /// The window showed itself a pane captured without `-J`: it holds at
     /// least [`PANE_CUTS`] rows that fill it to the last column, each followed
-    /// directly by another, as `pane_cuts` counts them. Only then is a row one column short taken as cut
-    /// after a blank, and a row's start as no line's start.
+    /// directly by another, as `pane_cuts` counts them. Only then is a row
+    /// one column short taken as cut after a blank, and a row's start as no
+    /// line's start.
     pub pane: bool,
     /// The indices, among the rows, of those that go on a line the program
     /// wrapped itself (`word_wraps`): their start is no line's start.

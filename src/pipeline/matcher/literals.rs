@@ -2,6 +2,7 @@
 //! searcher per case mode, so that one pass over the window finds the lines
 //! worth a regex, and the patterns each such line may match.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
@@ -147,13 +148,7 @@ impl LiteralSet {
 
     /// Adds the patterns of every literal `line` holds.
     pub(super) fn patterns_in(&self, line: &str, out: &mut Vec<usize>) {
-        let folded;
-        let hay = if self.ascii_case_insensitive {
-            folded = line.to_ascii_lowercase();
-            folded.as_str()
-        } else {
-            line
-        };
+        let hay = &*folded(line, self.ascii_case_insensitive);
         match &self.each {
             Some(finders) => {
                 for (k, pats) in self.patterns.iter().enumerate() {
@@ -193,6 +188,12 @@ impl LiteralSet {
             }
         });
     }
+}
+
+/// `line` as a case-insensitive literal search compares it: lowered (the
+/// literals are lowered when the profile is compiled), or as it is.
+pub(super) fn folded(line: &str, case_insensitive: bool) -> Cow<'_, str> {
+    if case_insensitive { Cow::Owned(line.to_ascii_lowercase()) } else { Cow::Borrowed(line) }
 }
 
 #[cfg(test)]

@@ -343,13 +343,7 @@ impl CompiledProfile {
         if sets.is_empty() {
             return true;
         }
-        let lowered;
-        let hay = if rule.case_insensitive {
-            lowered = line.to_ascii_lowercase();
-            lowered.as_str()
-        } else {
-            line
-        };
+        let hay = &*literals::folded(line, rule.case_insensitive);
         sets.iter().all(|set| set.iter().any(|s| hay.contains(s.as_str())))
     }
 
