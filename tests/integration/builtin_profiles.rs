@@ -1193,6 +1193,32 @@ fn codex_exec_s_exit_count_is_no_recovery_and_its_next_message_is() {
     assert_eq!((v.action, v.recovered), (Action::Charge, true), "{:?}", v.rule);
 }
 
+/// A CI job whose test runner opened its session got past what an earlier
+/// step printed (an optional `|| true` download that could not resolve its
+/// host); the same fault printed inside the run, below the banner, is still
+/// what the job died of. Each runner's banner is the one its source writes.
+#[test]
+fn a_test_run_that_began_after_a_ci_fault_is_past_it() {
+    let ci = compiled("ci");
+    let fault = "curl: (6) Could not resolve host: codecov.io\n";
+    for banner in [
+        "============================= test session starts ==============================",
+        "2026-12-05T07:01:02.1234567Z ============================= test session starts =============================",
+        " RUN  v3.2.4 /home/runner/work/app/app",
+        "PHPUnit 11.5.42 by Sebastian Bergmann and contributors.",
+    ] {
+        let v = classify(ci, format!("{fault}{banner}\n1 failed, 2 passed in 0.12s\n").as_bytes());
+        assert_eq!((v.action, v.recovered), (Action::Charge, true), "{banner}: {:?}", v.rule);
+        let v = classify(ci, format!("{banner}\n{fault}").as_bytes());
+        assert_eq!((v.action, v.rule.as_deref()), (Action::Pause, Some("ci/dns")), "{banner}");
+    }
+    // A row that names the banner is not one: a test file's name, a quote.
+    for row in ["tests/test_session.py::test_session_starts PASSED", "echo 'RUN  v3 is the banner'"] {
+        let v = classify(ci, format!("{fault}{row}\n").as_bytes());
+        assert_eq!((v.action, v.recovered), (Action::Pause, false), "{row}");
+    }
+}
+
 /// Copilot CLI 1.0.10's process log writes each failed attempt and retries
 /// (the lines of the harness's `--at copilot=1.0.10` runs, 2026-12-04): a log
 /// that ends retrying is the provider's fault; one where a response came back
