@@ -231,6 +231,7 @@ fn word_wraps(cleaned: &Cleaned, width: usize) -> Vec<usize> {
         let column = if goes_on { row.len() - row.trim_start_matches(' ').len() } else { lead_columns(row) };
         if column != indent
             || ends_as_border(row)
+            || laid_out(row, width)
             || same_start(row, below)
             || columns(row) + 1 + columns(word) <= width
         {
@@ -339,6 +340,26 @@ fn ends_as_border(row: &str) -> bool {
         && row.bytes().rev().take(4).filter(|&b| b == last as u8).count() == 4
 }
 
+/// The run of blanks inside a row that shows it laid out rather than
+/// flowed: a status bar's gap before the part it aligns to the right
+/// (Claude Code 2.0's `? for shortcuts … Thinking on (tab to toggle)`,
+/// Codex's `… ? for shortcuts … ⚠ 2 warnings · f2 to view`). A program
+/// that wraps its text at a blank leaves single blanks.
+const LAID_OUT_GAP: &str = "          ";
+
+/// The columns a status bar leaves after its right-aligned text (Claude
+/// Code's two, Codex's one).
+const RIGHT_MARGIN: usize = 2;
+
+/// Whether `row` is laid out by its program rather than a line it wrapped:
+/// after its indent it holds a gap of [`LAID_OUT_GAP`] blanks, and its text
+/// runs to within [`RIGHT_MARGIN`] columns of the edge of a pane `width`
+/// wide. The indented row below it (a fault printed under the status bar)
+/// starts a line of its own.
+fn laid_out(row: &str, width: usize) -> bool {
+    columns(row) + RIGHT_MARGIN >= width && row.trim_start().contains(LAID_OUT_GAP)
+}
+
 /// How many of the rows cut flush at the edge (`candidates`, each with the
 /// row below it) show the window to be a pane captured without `-J`: all of
 /// them, but for the copies of one row (the same but for its digits: a
@@ -403,10 +424,11 @@ fn copies(a: &str, b: &str, may_differ: impl Fn(u8) -> bool) -> bool {
 const SAME_START: usize = 8;
 
 /// The glyphs programs start their lines with (a result's `⎿`, a message's
-/// `●`, a failure's `✗`, a prompt's `❯`, a box's side).
+/// `●`, a failure's `✗`, a prompt's `❯`, a box's side, the `└` Codex draws
+/// before a call's output and an error's detail).
 const GLYPHS: &[char] = &[
     '⎿', '⏺', '●', '■', '✕', '✗', '✘', '×', '⚠', '✻', '✶', '✳', '✢', '✦', '❯', '›', '▸', '▶', '•', '◆', '◇', '✓', '✔',
-    '╭', '╰', '│', '┃',
+    '╭', '╰', '│', '┃', '└', '├',
 ];
 
 /// Whether `below` starts a line of its own rather than going on from
@@ -682,6 +704,30 @@ mod tests {
             joined(&log).unwrap()[0],
             "● Rate limit reached for fake-model-1 in organization org-fake-9. Please try again in 2s."
         );
+    }
+
+    #[test]
+    fn a_status_bar_s_row_is_no_line_its_program_wrapped() {
+        // Claude Code 2.0.50's status row, two columns short of a 120-column
+        // pane, and a notice printed below it.
+        let bar = format!("  ? for shortcuts{}Thinking on (tab to toggle)", " ".repeat(118 - 17 - 27));
+        let notice = "  You've hit your limit · resets 2pm (America/New_York)";
+        let log = format!("{}\n{bar}\n{notice}\n", "─".repeat(120));
+        assert_eq!(joined(&log), None);
+        // Text the program wrapped three columns short of the edge, a gap
+        // in it, still goes on below.
+        let head = format!("  The table: name{}count and", " ".repeat(10));
+        let text = format!("{head} {}", row('w', 117 - head.len() - 1));
+        let wrapped = format!("{}\n{text}\n  continues here.\n", "─".repeat(120));
+        assert!(joined(&wrapped).is_some_and(|l| l[1].ends_with("w continues here.")), "{:?}", joined(&wrapped));
+    }
+
+    #[test]
+    fn codex_s_detail_row_starts_a_line() {
+        let full = format!("  ↳ for agents · ? for shortcuts{}", row('x', 88));
+        let log = format!("{full}\n{}\n  └ Stream disconnected before completion: idle timeout\n", row('y', 120));
+        let lines = joined(&log).unwrap_or_default();
+        assert!(!lines.iter().any(|l| l.contains('y') && l.contains("Stream")), "{lines:?}");
     }
 
     #[test]

@@ -63,9 +63,10 @@ fn wrap(line: &str, width: usize) -> String {
 
 /// `line` as a program with a TUI wraps it in a pane `width` columns wide:
 /// greedily at word boundaries, the rows that go on indented to the text
-/// after the line's leading blanks and glyphs.
+/// after the line's leading blanks and glyphs (Codex's `└` too: codex-rs
+/// tui's exec cell lays its output out as `PrefixedBlock::new("  └ ", "    ")`).
 fn word_wrap(line: &str, width: usize) -> String {
-    let glyphs = ['⎿', '⏺', '●', '■', '✕', '✗', '⚠', '✻', '│', '\u{fe0f}'];
+    let glyphs = ['⎿', '⏺', '●', '■', '✕', '✗', '⚠', '✻', '│', '└', '\u{fe0f}'];
     let lead: String = line.chars().take_while(|c| *c == ' ' || *c == '\t' || glyphs.contains(c)).collect();
     let indent = " ".repeat(lead.chars().count());
     let text_width = width.saturating_sub(lead.chars().count()).max(10);
@@ -336,6 +337,53 @@ fn a_fault_under_a_row_as_wide_as_the_pane() {
             assert!(kept >= 156, "under a {name} row: {kept}/{caught}");
         }
     }
+}
+
+/// A fault line printed last, below a real pane: each `train` line that is
+/// caught alone, appended to each healthy pane capture of its program in
+/// `testdata/clients/` (the harness's `healthy.pane`: the answer, the prompt
+/// box, the status bar at the bottom, as `capture-pane` without `-J` keeps
+/// them). A status bar's row runs close to the edge, so a line below it could
+/// be read as a row the program or the pane wrapped. A JSON line read alone
+/// is a record of the program's event stream, and in a pane a line of text:
+/// those are counted apart.
+#[test]
+fn caught_train_lines_stay_caught_below_a_real_pane() {
+    let clients = testdata("clients");
+    let (mut kept, mut tried, mut records) = (0, 0, 0);
+    for name in ["aider", "claude", "codex", "copilot", "gemini", "goose", "opencode", "qwen"] {
+        let profile = compiled(name);
+        let mut panes: Vec<String> = std::fs::read_dir(&clients)
+            .unwrap()
+            .filter_map(|e| {
+                let dir = e.unwrap().path();
+                let at_version = dir.file_name()?.to_str()?.strip_prefix(name)?.starts_with('@');
+                std::fs::read_to_string(dir.join("healthy.pane")).ok().filter(|_| at_version)
+            })
+            .collect();
+        panes.sort();
+        assert!(!panes.is_empty(), "{name}: no healthy pane");
+        let lines = corpus::for_profile(name)
+            .filter(|l| l.split == corpus::Split::Train)
+            .filter(|l| classify(profile, format!("{}\n", l.line).as_bytes()).env_fault);
+        for line in lines {
+            for pane in &panes {
+                let v = classify(profile, format!("{}\n{}\n", pane.trim_end(), line.line).as_bytes());
+                if line.line.starts_with('{') {
+                    records += 1;
+                    continue;
+                }
+                tried += 1;
+                kept += usize::from(v.env_fault);
+                assert!(v.env_fault, "{name}: {:?} below a pane -> {:?} {}", line.line, v.action, v.reason);
+            }
+        }
+    }
+    eprintln!("below a real pane: {kept} of {tried} (and {records} JSON records apart)");
+    crate::util::assert_doc_says(
+        "GUIDE.md",
+        &format!("appended below each real healthy pane capture of its program, {kept} of {tried} stay caught"),
+    );
 }
 
 /// A row that fills the pane without being cut (a whole line exactly as wide
