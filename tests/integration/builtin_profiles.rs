@@ -341,9 +341,9 @@ fn a_fault_under_a_row_as_wide_as_the_pane() {
 
 /// A fault line printed last, below a real pane: each `train` line that is
 /// caught alone, appended to each healthy pane capture of its program in
-/// `testdata/clients/` (the harness's `healthy.pane`: the answer, the prompt
-/// box, the status bar at the bottom, as `capture-pane` without `-J` keeps
-/// them). A status bar's row runs close to the edge, so a line below it could
+/// `testdata/clients/` (the harness's `healthy.pane`, with and without `-J`,
+/// and the panes of a session that ran a tool and wrote a file: the answer,
+/// the prompt box, the status bar at the bottom). A status bar's row runs close to the edge, so a line below it could
 /// be read as a row the program or the pane wrapped. A JSON line read alone
 /// is a record of the program's event stream, and in a pane a line of text:
 /// those are counted apart.
@@ -357,8 +357,12 @@ fn caught_train_lines_stay_caught_below_a_real_pane() {
             .unwrap()
             .filter_map(|e| {
                 let dir = e.unwrap().path();
-                let at_version = dir.file_name()?.to_str()?.strip_prefix(name)?.starts_with('@');
-                std::fs::read_to_string(dir.join("healthy.pane")).ok().filter(|_| at_version)
+                dir.file_name()?.to_str()?.strip_prefix(name)?.starts_with('@').then_some(dir)
+            })
+            .flat_map(|dir| {
+                ["healthy.pane", "healthy.pane-nj", "tool.pane", "write.pane"]
+                    .into_iter()
+                    .filter_map(move |form| std::fs::read_to_string(dir.join(form)).ok())
             })
             .collect();
         panes.sort();
