@@ -307,9 +307,10 @@ enum Joint {
 ///   `capture-pane` trims a cut row's trailing blanks, so a row cut just after
 ///   a blank lost it.
 ///
-/// A row that ends like a border was not cut ([`ends_as_border`]).
+/// A row that ends like a border was not cut ([`ends_as_border`]), nor was
+/// a status bar's ([`laid_out`]).
 fn cut_joint(row: &str, next: &str, width: usize) -> Option<Joint> {
-    if row.len() + 1 < width || ends_as_border(row) || columns_at_most(row) + 1 < width {
+    if row.len() + 1 < width || ends_as_border(row) || columns_at_most(row) + 1 < width || laid_out(row, width) {
         return None;
     }
     match columns(row) {
@@ -351,13 +352,22 @@ const LAID_OUT_GAP: &str = "          ";
 /// Code's two, Codex's one).
 const RIGHT_MARGIN: usize = 2;
 
-/// Whether `row` is laid out by its program rather than a line it wrapped:
-/// after its indent it holds a gap of [`LAID_OUT_GAP`] blanks, and its text
-/// runs to within [`RIGHT_MARGIN`] columns of the edge of a pane `width`
-/// wide. The indented row below it (a fault printed under the status bar)
-/// starts a line of its own.
+/// The widest right-aligned part a status bar holds after its gap (a model's
+/// name, `⚠ 2 warnings · f2 to view`, `Thinking on (tab to toggle)`). A log
+/// line cut at the edge after a gap (a spinner's row with a record glued on)
+/// runs on for longer.
+const RIGHT_PART: usize = 40;
+
+/// Whether `row` is laid out by its program rather than a line it wrapped
+/// or a pane cut: after its indent it holds a gap of [`LAID_OUT_GAP`]
+/// blanks, the part after its last such gap is at most [`RIGHT_PART`]
+/// columns, and its text runs to within [`RIGHT_MARGIN`] columns of the edge
+/// of a pane `width` wide. The row below it (a fault printed under the
+/// status bar) starts a line of its own.
 fn laid_out(row: &str, width: usize) -> bool {
-    columns(row) + RIGHT_MARGIN >= width && row.trim_start().contains(LAID_OUT_GAP)
+    let text = row.trim_start();
+    columns(row) + RIGHT_MARGIN >= width
+        && text.rfind(LAID_OUT_GAP).is_some_and(|at| columns(text[at..].trim_start()) <= RIGHT_PART)
 }
 
 /// How many of the rows cut flush at the edge (`candidates`, each with the
@@ -720,6 +730,29 @@ mod tests {
         let text = format!("{head} {}", row('w', 117 - head.len() - 1));
         let wrapped = format!("{}\n{text}\n  continues here.\n", "─".repeat(120));
         assert!(joined(&wrapped).is_some_and(|l| l[1].ends_with("w continues here.")), "{:?}", joined(&wrapped));
+    }
+
+    #[test]
+    fn a_status_bar_s_row_is_no_cut() {
+        // Copilot CLI 1.0.102's status bar, a column short of 120, above a
+        // fault line the pane cut into rows, its first character two
+        // columns wide (the kind a terminal moves whole to the next row).
+        let bar = format!(
+            " ← open sidebar · Interactive · Manual Approval · / commands · ? help · tab next tab{}fake-model-1",
+            " ".repeat(23)
+        );
+        let words: String = (0..60).map(|n| format!("w{n:03}")).collect();
+        let fault = format!("❌ Error: (query) Execution failed: {words}");
+        let at = |n: usize| fault.char_indices().nth(n).unwrap().0;
+        let log = format!("{bar}\n{}\n{}\n{}\n", &fault[..at(119)], &fault[at(119)..at(239)], &fault[at(239)..]);
+        assert_eq!(joined(&log).unwrap(), [bar.as_str(), fault.as_str()]);
+        // A spinner's row with a log record glued on runs on after its gap
+        // for longer than a status bar's right part: still read as cut.
+        let record =
+            format!("◓  Building response chains...{}2026-03-01T10:00:00Z ERROR {}", " ".repeat(22), row('r', 80));
+        let at = record.char_indices().nth(120).unwrap().0;
+        let log = format!("{}\n{}\n{}\n{}\n", &record[..at], &record[at..], &fault[..20], row('x', 120));
+        assert!(joined(&log).unwrap().contains(&record), "{:?}", joined(&log));
     }
 
     #[test]

@@ -351,6 +351,7 @@ fn a_fault_under_a_row_as_wide_as_the_pane() {
 fn caught_train_lines_stay_caught_below_a_real_pane() {
     let clients = testdata("clients");
     let (mut kept, mut tried, mut records) = (0, 0, 0);
+    let (mut cut_kept, mut cut_tried) = (0, 0);
     for name in ["aider", "claude", "codex", "copilot", "gemini", "goose", "opencode", "qwen"] {
         let profile = compiled(name);
         let mut panes: Vec<String> = std::fs::read_dir(&clients)
@@ -380,14 +381,26 @@ fn caught_train_lines_stay_caught_below_a_real_pane() {
                 tried += 1;
                 kept += usize::from(v.env_fault);
                 assert!(v.env_fault, "{name}: {:?} below a pane -> {:?} {}", line.line, v.action, v.reason);
+                // Longer than the pane is wide: cut into its rows as a capture
+                // without `-J` shows it, where the cut line alone is caught.
+                let width = pane.lines().map(unicode_width::UnicodeWidthStr::width).max().unwrap_or(0);
+                let cut = wrap(line.line, width);
+                if cut.contains('\n') && classify(profile, format!("{cut}\n").as_bytes()).env_fault {
+                    cut_tried += 1;
+                    cut_kept +=
+                        usize::from(classify(profile, format!("{}\n{cut}\n", pane.trim_end()).as_bytes()).env_fault);
+                }
             }
         }
     }
-    eprintln!("below a real pane: {kept} of {tried} (and {records} JSON records apart)");
+    eprintln!(
+        "below a real pane: {kept} of {tried} (and {records} JSON records apart); cut at its width, {cut_kept} of {cut_tried}"
+    );
     crate::util::assert_doc_says(
         "GUIDE.md",
         &format!("appended below each real healthy pane capture of its program, {kept} of {tried} stay caught"),
     );
+    crate::util::assert_doc_says("GUIDE.md", &format!("cut into rows at the pane's width, {cut_kept} of {cut_tried}"));
 }
 
 /// A row that fills the pane without being cut (a whole line exactly as wide
