@@ -1284,6 +1284,38 @@ fn a_test_run_that_began_after_a_ci_fault_is_past_it() {
     }
 }
 
+/// Each retry family of `ci` (`testdata/recovery/ci-retries.txt`): a retry
+/// that worked, then the job's own failure, is recovered, by the line the
+/// tool prints once the operation is done; a retry that gave up stays the
+/// fault, whatever the tool printed in between (pip's `Collecting`, cargo's
+/// per-crate `Downloaded`, checkout's `Fetching the repository`, the cache's
+/// `Cache hit for:`).
+#[test]
+fn ci_retries_that_worked_are_recovered_and_those_that_gave_up_are_not() {
+    let ci = compiled("ci");
+    let text = std::fs::read_to_string(testdata("recovery/ci-retries.txt")).unwrap();
+    let mut cases: Vec<(&str, &str, String)> = Vec::new();
+    for line in text.lines() {
+        if let Some(head) = line.strip_prefix("=== ") {
+            let mut parts = head.split(" | ");
+            cases.push((parts.next().unwrap(), parts.next().unwrap(), String::new()));
+        } else if let Some((_, _, log)) = cases.last_mut() {
+            log.push_str(line);
+            log.push('\n');
+        }
+    }
+    let recovered = cases.iter().filter(|c| c.1 == "recovered").count();
+    assert!(recovered >= 50 && cases.len() - recovered >= 20, "{recovered} of {}", cases.len());
+    for (id, expect, log) in &cases {
+        let v = classify(ci, log.as_bytes());
+        match *expect {
+            "recovered" => assert_eq!((v.action, v.recovered), (Action::Charge, true), "{id}: {:?}", v.rule),
+            "fault" => assert!(v.env_fault && !v.recovered, "{id}: {:?} {:?}", v.action, v.rule),
+            other => panic!("{id}: unknown expectation {other}"),
+        }
+    }
+}
+
 /// Copilot CLI 1.0.10's process log writes each failed attempt and retries
 /// (the lines of the harness's `--at copilot=1.0.10` runs, 2026-12-04): a log
 /// that ends retrying is the provider's fault; one where a response came back
