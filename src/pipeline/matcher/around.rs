@@ -156,15 +156,22 @@ fn item_of<'a>(
     }
 }
 
-/// The progress patterns: the literals each requires (so that lines holding
-/// none are passed over without a regex), and the patterns as one set.
+/// The progress patterns: the literals each requires (so that a line
+/// holding none of a pattern's is passed over without its regex), and each
+/// pattern compiled on its own the first time a line holds one of its
+/// literals. A profile's progress patterns mostly share a long host prefix
+/// (`ci`'s `{{host_progress}}`): compiled as one set, each copy of it is
+/// built again, and a recovered log would pay for all of them to read the
+/// one line that names a tool's success.
 #[derive(Debug)]
 pub(super) struct Progress {
     /// Per pattern, the literals of which a matching line holds one; `None`
-    /// when a pattern requires none (every line is then searched).
-    literals: Option<Vec<String>>,
-    /// Compiled when a line holds a literal.
-    pub(super) set: OnceLock<Option<regex::RegexSet>>,
+    /// when the pattern requires none (every line is then searched).
+    literals: Vec<Option<Vec<String>>>,
+    /// Per pattern, its regex once a line needed it (`None`: over the size
+    /// limits, which a built-in pattern never is; a profile file's pattern
+    /// is compiled when the profile loads, see [`Progress::compile_all`]).
+    regexes: Vec<OnceLock<Option<regex::Regex>>>,
     pub(super) patterns: Vec<String>,
 }
 
@@ -173,19 +180,16 @@ impl Progress {
         if patterns.is_empty() {
             return None;
         }
-        let mut literals = Some(Vec::new());
-        for p in patterns {
-            let required = match crate::profile::builtin::progress_literals(p) {
+        let literals = patterns
+            .iter()
+            .map(|p| match crate::profile::builtin::progress_literals(p) {
                 // A built-in pattern's were worked out when faultsift was built.
                 Some(built) => built.map(|l| l.iter().map(|s| (*s).to_string()).collect()),
                 None => Self::required(p),
-            };
-            match (required, literals.as_mut()) {
-                (Some(l), Some(all)) => all.extend(l),
-                _ => literals = None,
-            }
-        }
-        Some(Progress { literals, set: OnceLock::new(), patterns: patterns.to_vec() })
+            })
+            .collect();
+        let regexes = patterns.iter().map(|_| OnceLock::new()).collect();
+        Some(Progress { literals, regexes, patterns: patterns.to_vec() })
     }
 
     /// The literals of which a line matching `pattern` holds one.
@@ -194,17 +198,28 @@ impl Progress {
         crate::profile::literal::required(&hir, false)
     }
 
-    pub(super) fn is_match(&self, line: &str) -> bool {
-        if self.literals.as_ref().is_some_and(|ls| !ls.iter().any(|l| line.contains(l.as_str()))) {
-            return false;
+    fn build(pattern: &str) -> Result<regex::Regex, regex::Error> {
+        regex::RegexBuilder::new(pattern).size_limit(SIZE_LIMIT).dfa_size_limit(DFA_SIZE_LIMIT).build()
+    }
+
+    /// Compiles every pattern now: the first that does not compile, with its
+    /// error (a profile file's progress is checked when it loads).
+    pub(super) fn compile_all(&self) -> Result<(), (&str, regex::Error)> {
+        for (pattern, slot) in self.patterns.iter().zip(&self.regexes) {
+            let regex = Self::build(pattern).map_err(|e| (pattern.as_str(), e))?;
+            let _ = slot.set(Some(regex));
         }
-        let set = self.set.get_or_init(|| {
-            regex::RegexSetBuilder::new(&self.patterns)
-                .size_limit(SIZE_LIMIT)
-                .dfa_size_limit(DFA_SIZE_LIMIT)
-                .build()
-                .ok()
-        });
-        set.as_ref().is_some_and(|s| stamp::readings(line).into_iter().flatten().any(|t| s.is_match(t)))
+        Ok(())
+    }
+
+    pub(super) fn is_match(&self, line: &str) -> bool {
+        let readings = stamp::readings(line);
+        (0..self.patterns.len()).any(|i| {
+            if self.literals[i].as_ref().is_some_and(|ls| !ls.iter().any(|l| line.contains(l.as_str()))) {
+                return false;
+            }
+            let regex = self.regexes[i].get_or_init(|| Self::build(&self.patterns[i]).ok());
+            regex.as_ref().is_some_and(|r| readings.iter().flatten().any(|t| r.is_match(t)))
+        })
     }
 }

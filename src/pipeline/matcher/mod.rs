@@ -29,7 +29,7 @@ use crate::profile::builtin::LiteForm;
 
 use around::{Framing, Progress, ToolCheck};
 use engine::{Engine, build_regex, compile_error};
-use limits::{DFA_SIZE_LIMIT, check_profile_size};
+use limits::check_profile_size;
 pub use limits::{MAX_PATTERNS, MAX_PROFILE_AUTOMATA, SIZE_LIMIT};
 use literals::{LiteralMap, LiteralSet};
 use record_rules::RecordPlan;
@@ -265,16 +265,11 @@ impl CompiledProfile {
             // limits is a load error naming it, not a silent miss later.
             let prepared = Progress::new(&profile.progress);
             if let Some(p) = &prepared {
-                let set = regex::RegexSetBuilder::new(&p.patterns)
-                    .size_limit(SIZE_LIMIT)
-                    .dfa_size_limit(DFA_SIZE_LIMIT)
-                    .build()
-                    .map_err(|e| ProfileError::Rule {
-                        origin: origin.to_string(),
-                        rule: "progress".into(),
-                        cause: compile_error(&p.patterns.join(" | "), e),
-                    })?;
-                let _ = p.set.set(Some(set));
+                p.compile_all().map_err(|(pattern, e)| ProfileError::Rule {
+                    origin: origin.to_string(),
+                    rule: "progress".into(),
+                    cause: compile_error(pattern, e),
+                })?;
             }
             let _ = progress.set(prepared);
         }
@@ -793,6 +788,14 @@ pattern = '^Retrying in \d+s'
     fn case_insensitive_rules_match_any_case() {
         let c = compiled("[[rule]]\nid = \"a\"\npattern = 'overloaded'\ncase_insensitive = true\n").unwrap();
         assert_eq!(c.first_rule("OVERLOADED"), Some((0, 0)));
+    }
+
+    #[test]
+    fn a_profile_file_s_oversized_progress_pattern_is_rejected_naming_it() {
+        let e = compiled("progress = ['^ok', '\\w{1000}{1000}']\n[[rule]]\nid = \"a\"\npattern = 'boom'\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("progress") && e.contains("{1000}{1000}") && !e.contains("^ok"), "{e}");
     }
 
     #[test]
