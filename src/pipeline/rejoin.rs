@@ -438,7 +438,7 @@ const SAME_START: usize = 8;
 /// before a call's output and an error's detail).
 const GLYPHS: &[char] = &[
     '⎿', '⏺', '●', '■', '✕', '✗', '✘', '×', '⚠', '✻', '✶', '✳', '✢', '✦', '❯', '›', '▸', '▶', '•', '◆', '◇', '✓', '✔',
-    '╭', '╰', '│', '┃', '└', '├',
+    '╭', '╰', '│', '┃', '└',
 ];
 
 /// Whether `below` starts a line of its own rather than going on from
@@ -759,8 +759,10 @@ mod tests {
     fn codex_s_detail_row_starts_a_line() {
         let full = format!("  ↳ for agents · ? for shortcuts{}", row('x', 88));
         let log = format!("{full}\n{}\n  └ Stream disconnected before completion: idle timeout\n", row('y', 120));
-        let lines = joined(&log).unwrap_or_default();
-        assert!(!lines.iter().any(|l| l.contains('y') && l.contains("Stream")), "{lines:?}");
+        // The row of `x` goes on in the row of `y` (two cuts show a pane);
+        // the `└` row stays a line of its own.
+        let lines = joined(&log).unwrap();
+        assert!(lines[0].ends_with('y') && lines[1].starts_with("  └ Stream"), "{lines:?}");
     }
 
     #[test]

@@ -9,7 +9,6 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::engine::{Engine, build_regex};
-use super::limits::{DFA_SIZE_LIMIT, SIZE_LIMIT};
 use crate::pipeline::clean::Cleaned;
 use crate::pipeline::stamp;
 
@@ -171,8 +170,8 @@ pub(super) struct Progress {
     /// Per pattern, its regex once a line needed it (`None`: over the size
     /// limits, which a built-in pattern never is; a profile file's pattern
     /// is compiled when the profile loads, see [`Progress::compile_all`]).
-    regexes: Vec<OnceLock<Option<regex::Regex>>>,
-    pub(super) patterns: Vec<String>,
+    regexes: Vec<OnceLock<Option<Regex>>>,
+    patterns: Vec<String>,
 }
 
 impl Progress {
@@ -198,15 +197,11 @@ impl Progress {
         crate::profile::literal::required(&hir, false)
     }
 
-    fn build(pattern: &str) -> Result<regex::Regex, regex::Error> {
-        regex::RegexBuilder::new(pattern).size_limit(SIZE_LIMIT).dfa_size_limit(DFA_SIZE_LIMIT).build()
-    }
-
     /// Compiles every pattern now: the first that does not compile, with its
     /// error (a profile file's progress is checked when it loads).
     pub(super) fn compile_all(&self) -> Result<(), (&str, regex::Error)> {
         for (pattern, slot) in self.patterns.iter().zip(&self.regexes) {
-            let regex = Self::build(pattern).map_err(|e| (pattern.as_str(), e))?;
+            let regex = build_regex(pattern).map_err(|e| (pattern.as_str(), e))?;
             let _ = slot.set(Some(regex));
         }
         Ok(())
@@ -218,7 +213,7 @@ impl Progress {
             if self.literals[i].as_ref().is_some_and(|ls| !ls.iter().any(|l| line.contains(l.as_str()))) {
                 return false;
             }
-            let regex = self.regexes[i].get_or_init(|| Self::build(&self.patterns[i]).ok());
+            let regex = self.regexes[i].get_or_init(|| build_regex(&self.patterns[i]).ok());
             regex.as_ref().is_some_and(|r| readings.iter().flatten().any(|t| r.is_match(t)))
         })
     }
