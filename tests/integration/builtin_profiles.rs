@@ -811,9 +811,10 @@ fn bait_a_program_word_wraps_itself() {
     // 289 until the examples of the releases between the oldest and the
     // pins (five rows of profile-file examples, the GUIDE says which); 294
     // until the error-grammar audit's (four more such rows); 298 until the
-    // older releases' wordings (three more); 301 until the 429 tail of
-    // Copilot CLI's retry summary (two more).
-    assert!(fired.len() <= 303, "{} fired:\n{}", fired.len(), fired.join("\n"));
+    // older releases' wordings (three more). Copilot CLI's retry-summary
+    // tails read only on the TUI's wrapped row keep their examples' split
+    // rows quiet.
+    assert!(fired.len() <= 301, "{} fired:\n{}", fired.len(), fired.join("\n"));
 }
 
 /// The line with a request id after it, as a next release may append one
