@@ -208,12 +208,15 @@ impl Progress {
     }
 
     pub(super) fn is_match(&self, line: &str) -> bool {
-        let readings = stamp::readings(line);
+        // The stamp is read only for a line that holds a pattern's literal:
+        // most lines after a fault hold none.
+        let mut readings = None;
         (0..self.patterns.len()).any(|i| {
             if self.literals[i].as_ref().is_some_and(|ls| !ls.iter().any(|l| line.contains(l.as_str()))) {
                 return false;
             }
             let regex = self.regexes[i].get_or_init(|| build_regex(&self.patterns[i]).ok());
+            let readings = readings.get_or_insert_with(|| stamp::readings(line));
             regex.as_ref().is_some_and(|r| readings.iter().flatten().any(|t| r.is_match(t)))
         })
     }
