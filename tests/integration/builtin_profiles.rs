@@ -1369,6 +1369,27 @@ fn copilot_1_0_s_failed_attempt_is_the_fault_until_a_response_comes_back() {
     assert_eq!(v.action, Action::Charge, "{:?}", v.rule);
 }
 
+/// OpenHands's evaluation harness announces each failed attempt of an
+/// instance (`Error in instance [id]: {e}. Stacktrace:`, then the retry
+/// banner): a run that ends there died of the runtime's 5xx; one whose
+/// progress bar moved on after it got past it; the agent's own app on
+/// localhost answering 500 is the work's.
+#[test]
+fn the_eval_harness_retry_notice_is_the_fault_until_the_run_moves_on() {
+    let openhands = compiled("openhands");
+    let notice = "----------\nError in instance [astropy__astropy-12907]: 502 Server Error: Bad Gateway for url: https://runtime.eval.all-hands.dev/start. Stacktrace:\nTraceback (most recent call last):\n  File \"evaluation/utils/shared.py\", line 312, in _process_instance_wrapper\nrequests.exceptions.HTTPError: 502 Server Error: Bad Gateway for url: https://runtime.eval.all-hands.dev/start\n\n----------[The above error occurred. Retrying... (attempt 1 of 5)]----------\n";
+    let v = classify(openhands, notice.as_bytes());
+    assert_eq!((v.action, v.rule.as_deref()), (Action::Retry, Some("openhands/eval-instance-server-error")));
+    let moved_on = format!(
+        "{notice}Instance astropy__astropy-12907:  75%|███████▌  | 3/4 [14:02<04:12, 252.2s/it]\nERROR: 4 instances unresolved\n"
+    );
+    let v = classify(openhands, moved_on.as_bytes());
+    assert_eq!((v.action, v.recovered), (Action::Charge, true), "{:?}", v.rule);
+    let local = notice.replace("https://runtime.eval.all-hands.dev/start", "http://localhost:3000/start");
+    let v = classify(openhands, local.as_bytes());
+    assert_eq!(v.action, Action::Charge, "{:?}", v.rule);
+}
+
 /// Older releases write a refused request's record with its text alone
 /// (Claude Code 1.0's transcript, Codex 0.50's `turn.failed`): a refusal of
 /// the request's own size or model is the work's, but a 400 of credits, an
