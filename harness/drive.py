@@ -49,7 +49,7 @@ EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidd
                    "too-long", "not-found", "payment", "flaky", "unreachable", "closed", "rate-limit-long",
                    "stream-overloaded", "cdn-timeout", "empty-503", "blocked",
                    "maintenance", "no-upstream", "upstream-reset", "stall", "cdn-rate-limit", "tool",
-                   "write", "request-timeout", "proxy-auth")
+                   "write", "request-timeout", "proxy-auth", "disk-full")
 # no fault at all: the answer (HEALTHY_RE) is what a run waits for, and no
 # file is `visible` (in `tool` the tools' own output, in `write` the file the agent
 # writes, looks like fault text on purpose)
@@ -142,6 +142,10 @@ EXPECT = {
     "request-timeout": ("retry", "timeout"),
     # a proxy in the path wants credentials the session lacks (407): a person must act
     "proxy-auth": ("pause", "auth"),
+    # the provider answers, but the disk that holds HOME, TMPDIR and the work tree
+    # is full: the CLI cannot write its session, its logs or a file; a person must
+    # free space, and another attempt on the same machine fails the same way
+    "disk-full": ("pause", "disk"),
     # the agent ran two shell commands whose output looks like fault text, the second
     # failed (exit 1), then it answered: nothing failed in the environment
     "tool": ("charge", "none"),
@@ -193,6 +197,8 @@ FAULT_RE["unreachable"] = (r"(?i)ENETUNREACH|network is unreachable|unreachable|
 FAULT_RE["closed"] = (r"(?i)socket hang up|other side closed|disconnected|empty reply|connection (?:closed|error|reset)|"
                       r"closed (?:unexpectedly|before)|ECONNRESET|fetch failed|error sending request|network error|"
                       r"incomplete message|unexpected EOF|\bterminated\b|stream disconnected|cannot connect")
+FAULT_RE["disk-full"] = (r"(?i)ENOSPC|EDQUOT|no space left|disk (?:is )?full|out of (?:disk )?space|"
+                         r"not enough (?:disk )?space|insufficient (?:disk )?space|os error 28|Errno 28|quota exceeded")
 FAULT_RE["flaky"] = FAULT_RE["overloaded"]
 FAULT_RE["rate-limit-long"] = FAULT_RE["rate-limit"]
 FAULT_RE["cdn-timeout"] = r"(?i)\b524\b|a timeout occurred|timed out|timeout"
@@ -874,6 +880,40 @@ def base_env(home: Path, versions: dict) -> dict:
     return env
 
 
+# `disk-full`: the size of each filesystem put under HOME and the work tree
+# before it is filled; big enough for what the setup writes there
+DISK_FULL_BYTES = 32 * 1024 * 1024
+
+
+def fill_up(root: Path) -> None:
+    """`disk-full`: move HOME and the work tree each onto a small tmpfs of this
+    (private) mount namespace and fill it, so that every write the CLI makes
+    under them fails with ENOSPC while the provider, its log and the fixtures,
+    which live elsewhere under `root`, go on. `unmount_under` undoes it."""
+    for d in (root / "home", root / "work"):
+        src = d.with_name(d.name + ".src")
+        d.rename(src)
+        d.mkdir()
+        subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={DISK_FULL_BYTES},mode=0755", "tmpfs", str(d)], check=True)
+        subprocess.run(["cp", "-a", f"{src}/.", str(d)], check=True)
+        shutil.rmtree(src)
+        # unbuffered, so that nothing is left to flush (and fail) on close
+        for name, block in ((".fill", 65536), (".fill-tail", 1)):
+            with open(d / name, "wb", buffering=0) as fh:
+                try:
+                    while fh.write(b"\0" * block):
+                        pass
+                except OSError:
+                    pass
+
+
+def unmount_under(root: Path) -> None:
+    """Unmount what `fill_up` mounted under `root` (deepest first)."""
+    mounts = [ln.split()[1] for ln in Path("/proc/self/mounts").read_text().splitlines() if len(ln.split()) > 1]
+    for m in sorted((m for m in mounts if m.startswith(str(root) + "/")), key=len, reverse=True):
+        subprocess.run(["umount", "-l", m], check=False)
+
+
 def make_workdir(root: Path, scenario: str = "") -> Path:
     work = root / "work"
     work.mkdir(parents=True)
@@ -919,6 +959,8 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
     base = f"{prov.scheme}://{prov.host}:{prov.port}"
     env = base_env(home, versions)
     env.update(setup(home, work, base))
+    if scenario == "disk-full":
+        fill_up(root)
     argv = cli_argv(cli, tui_argv, spec, home, work, scenario)
     sock = f"faultsift-{os.getpid()}-{cli}-{scenario}"
     raw = out / f"{scenario}.raw"
@@ -938,6 +980,9 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
     tmux(sock, "pipe-pane", "-o", "-t", "h:0.0", f"cat >> {shq(str(raw))}")
     fault = re.compile(FAULT_RE.get(scenario, HEALTHY_RE))
     done_re = re.compile(HEALTHY_RE) if scenario in (*NO_FAULT, "flaky") else fault
+    if scenario == "disk-full":
+        # a CLI that never writes where the disk is full just answers
+        done_re = re.compile(f"{FAULT_RE[scenario]}|{HEALTHY_RE}")
     last, static_since, seen_at = None, time.time(), None
     marks = list(HANG_MARKS) if scenario == "hang" else []
     cap = run_cap(scenario)
@@ -1029,6 +1074,8 @@ def run_headless(cli, spec, scenario, root, out, versions, variant, argv_t, form
     base = f"{prov.scheme}://{prov.host}:{prov.port}"
     env = base_env(home, versions)
     env.update(setup(home, work, base))
+    if scenario == "disk-full":
+        fill_up(root)
     env["TERM"] = "dumb"
     argv = cli_argv(cli, argv_t, spec, home, work, scenario)
     so = out / f"{scenario}.{variant}.{form}"
@@ -1233,6 +1280,7 @@ def run_inner(args) -> int:
                     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
                     meta[f"{scenario}.{label}"] = note
                     meta_path.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+                    unmount_under(root)
                     if not args.keep:
                         shutil.rmtree(root, ignore_errors=True)
     write_manifest(dest_root)
@@ -1328,6 +1376,20 @@ def write_manifest(root: Path = FIXTURES) -> Path:
                 extra = []
                 if scenario == "flaky":
                     extra.append("answer shown" if re.search(HEALTHY_RE, data) else "answer not in this file")
+                if scenario == "disk-full" and visible == "yes":
+                    # A CLI that only warned of the full disk and then answered got
+                    # past it (aider): the file shows a session that went on, which
+                    # is charged, as `flaky`'s are; one whose notice stays below the
+                    # answer (Claude Code's footer) or that died is the fault.
+                    # A raw stream holds every repaint in the order it was drawn;
+                    # its pane says what the screen ended with.
+                    pane = d / f"{scenario}.pane"
+                    seen = (plain(tail_at_line(pane.read_bytes()).decode("utf-8", errors="replace"))
+                            if form == "raw" and pane.exists() else data)
+                    faults = [m.end() for m in re.finditer(FAULT_RE[scenario], seen)]
+                    if faults and re.search(HEALTHY_RE, seen[faults[-1]:]):
+                        action, kind = "charge", "none"
+                        extra.append("answered after the disk warnings")
             label = ("tui" if form in ("pane", "pane-nj", "pane-expanded", "raw") or form.startswith("pane.t")
                      else form.split(".")[0])
             note = meta.get(f"{scenario}.{label}", {})

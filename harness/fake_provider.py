@@ -155,6 +155,7 @@ SCENARIOS = (
     "flaky",
     "tool",
     "write",
+    "disk-full",
 )
 
 MODEL = "fake-model-1"
@@ -1350,7 +1351,7 @@ class Handler(BaseHTTPRequestHandler):
     def _fault(self, family):
         """Answer the scenario's fault; True when a fault was sent."""
         sc = self.scenario
-        if sc in ("healthy", "tls", "tool", "write"):
+        if sc in ("healthy", "tls", "tool", "write", "disk-full"):
             return False
         if sc == "flaky":
             with Handler.log_lock:

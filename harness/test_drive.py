@@ -130,6 +130,25 @@ class FixtureHelpersTest(unittest.TestCase):
         out = drive.scrub(raw, [("/tmp/run1/work", "<WORK>"), ("box7", "<HOST>")]).decode()
         self.assertEqual(out, "cwd <WORK> at 127.0.0.1:<PORT> key <FAKE_KEY> on <HOST>")
 
+    def test_a_disk_full_run_that_answered_after_its_warnings_is_expected_charged(self):
+        answer = "Done. All 3 tests pass."
+        self.assertRegex(answer, drive.HEALTHY_RE)
+        with tempfile.TemporaryDirectory() as t:
+            root = Path(t)
+            d = root / "x@1"
+            d.mkdir()
+            # warned, then answered: the session went on
+            (d / "disk-full.text.stdout").write_text(
+                "Unable to write to input history file: [Errno 28] No space left on device\n" + answer + "\n")
+            # answered, then the notice stays below it: the fault
+            (d / "disk-full.pane").write_text(answer + "\n  ⚠ Transcript writes are failing (disk full — ENOSPC)\n")
+            # a raw stream repaints the answer after the notice; its pane decides
+            (d / "disk-full.raw").write_text("⚠ Transcript writes are failing (disk full — ENOSPC)\n" + answer + "\n")
+            rows = drive.write_manifest(root).read_text().splitlines()[1:]
+            expect = {r.split("\t")[0]: r.split("\t")[5] for r in rows}
+            self.assertEqual(expect, {"x@1/disk-full.pane": "pause", "x@1/disk-full.raw": "pause",
+                                      "x@1/disk-full.text.stdout": "charge"})
+
     def test_a_process_log_keeps_its_lines_but_not_the_request_dumps(self):
         log = (
             b"2026-12-02T10:27:28.600Z [DEBUG] [rust:model_wire] Wire request: {\n"
