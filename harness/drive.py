@@ -897,14 +897,14 @@ def fill_up(root: Path) -> None:
         subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={DISK_FULL_BYTES},mode=0755", "tmpfs", str(d)], check=True)
         subprocess.run(["cp", "-a", f"{src}/.", str(d)], check=True)
         shutil.rmtree(src)
-        # unbuffered, so that nothing is left to flush (and fail) on close
-        for name, block in ((".fill", 65536), (".fill-tail", 1)):
-            with open(d / name, "wb", buffering=0) as fh:
-                try:
-                    while fh.write(b"\0" * block):
-                        pass
-                except OSError:
+        # unbuffered, so that nothing is left to flush (and fail) on close; the
+        # last write is a short one that takes the space to the byte
+        with open(d / ".fill", "wb", buffering=0) as fh:
+            try:
+                while fh.write(b"\0" * 65536):
                     pass
+            except OSError:
+                pass
 
 
 def unmount_under(root: Path) -> None:
