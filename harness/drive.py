@@ -49,7 +49,8 @@ EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidd
                    "too-long", "not-found", "payment", "flaky", "unreachable", "closed", "rate-limit-long",
                    "stream-overloaded", "cdn-timeout", "empty-503", "blocked",
                    "maintenance", "no-upstream", "upstream-reset", "stall", "cdn-rate-limit", "tool",
-                   "write", "request-timeout", "proxy-auth", "disk-full")
+                   "write", "request-timeout", "proxy-auth", "disk-full",
+                   "proxy-down", "proxy-tunnel")
 # no fault at all: the answer (HEALTHY_RE) is what a run waits for, and no
 # file is `visible` (in `tool` the tools' own output, in `write` the file the agent
 # writes, looks like fault text on purpose)
@@ -62,7 +63,12 @@ TOOL_SCENARIOS = ("tool", "write")
 SCENARIOS = [*DEFAULT_SCENARIOS, *EXTRA_SCENARIOS]
 # no provider listens in these (refused: a closed port; dns: a name that does not
 # resolve; unreachable: an address the namespace has no route to)
-NO_PROVIDER = ("refused", "dns", "unreachable")
+NO_PROVIDER = ("refused", "dns", "unreachable", "proxy-down")
+# the session is told to use a forward proxy (HTTPS_PROXY and its siblings) for
+# a provider whose name does not resolve: through the proxy or not, no answer
+# comes. proxy-down: nothing listens at the proxy's port; proxy-tunnel: the proxy
+# (fake_provider's proxy-tunnel) cannot reach the provider and answers 503.
+PROXY_SCENARIOS = ("proxy-down", "proxy-tunnel")
 DNS_HOST = "llm-provider.invalid"
 # A private address (RFC 1918): the loopback-only namespace has no route to it,
 # so a connect fails at once with ENETUNREACH, as on a machine whose network is down.
@@ -146,6 +152,9 @@ EXPECT = {
     # is full: the CLI cannot write its session, its logs or a file; a person must
     # free space, and another attempt on the same machine fails the same way
     "disk-full": ("pause", "disk"),
+    # the forward proxy the session must use is down, or cannot reach the provider
+    "proxy-down": ("pause", "connection"),
+    "proxy-tunnel": ("pause", "connection"),
     # the agent ran two shell commands whose output looks like fault text, the second
     # failed (exit 1), then it answered: nothing failed in the environment
     "tool": ("charge", "none"),
@@ -216,6 +225,11 @@ FAULT_RE["upstream-reset"] = FAULT_RE["unavailable"] + r"|upstream connect error
 # or, where the client's SDK does not raise the in-stream error, the stream
 # that ended without a finish (Gemini CLI: `Model stream ended without a finish reason.`)
 FAULT_RE["stream-overloaded"] = FAULT_RE["overloaded"] + r"|stream ended without|missing finish reason"
+# through the proxy (its refusal, a failed tunnel) or, for a client that does not
+# use one, the name that does not resolve
+# (not `dns`'s `resolve`: Codex's skill instructions in its transcript say it)
+FAULT_RE["proxy-down"] = FAULT_RE["refused"] + r"|proxy|tunnel|ENOTFOUND|EAI_AGAIN|getaddrinfo|dns error|name resolution"
+FAULT_RE["proxy-tunnel"] = FAULT_RE["proxy-down"] + r"|\b503\b|service unavailable|could not be retrieved"
 HEALTHY_RE = r"All 3 tests pass"
 
 
@@ -819,7 +833,15 @@ class Provider:
         self.log = logdir / "provider.log"
         self.host = {"dns": DNS_HOST, "unreachable": UNREACHABLE_HOST}.get(scenario, "127.0.0.1")
         self.scheme = "https" if scenario == "tls" else "http"
-        if scenario in NO_PROVIDER:
+        self.proxy_port = None
+        if scenario in PROXY_SCENARIOS:
+            # a provider as the Internet has it (HTTPS, a name), reached only
+            # through the proxy; this server, if any, is the proxy
+            self.host, self.scheme, self.port = DNS_HOST, "https", free_port()
+            if scenario == "proxy-down":
+                self.proxy_port = free_port()  # nothing will listen there
+                return
+        elif scenario in NO_PROVIDER:
             self.port = free_port()  # nothing will listen there
             return
         pf = logdir / "port"
@@ -842,7 +864,19 @@ class Provider:
             if pf.exists() and pf.read_text().strip():
                 break
             time.sleep(0.05)
-        self.port = int(pf.read_text())
+        if scenario in PROXY_SCENARIOS:
+            self.proxy_port = int(pf.read_text())
+        else:
+            self.port = int(pf.read_text())
+
+    def proxy_env(self) -> dict:
+        """The variables that name the forward proxy, in both spellings the
+        programs read (curl's lower case, the rest's upper case); none outside
+        the proxy scenarios."""
+        if self.proxy_port is None:
+            return {}
+        url = f"http://127.0.0.1:{self.proxy_port}"
+        return {k: url for n in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY") for k in (n, n.lower())}
 
     def requests(self) -> list[dict]:
         try:
@@ -959,6 +993,7 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
     base = f"{prov.scheme}://{prov.host}:{prov.port}"
     env = base_env(home, versions)
     env.update(setup(home, work, base))
+    env.update(prov.proxy_env())
     if scenario == "disk-full":
         fill_up(root)
     argv = cli_argv(cli, tui_argv, spec, home, work, scenario)
@@ -1074,6 +1109,7 @@ def run_headless(cli, spec, scenario, root, out, versions, variant, argv_t, form
     base = f"{prov.scheme}://{prov.host}:{prov.port}"
     env = base_env(home, versions)
     env.update(setup(home, work, base))
+    env.update(prov.proxy_env())
     if scenario == "disk-full":
         fill_up(root)
     env["TERM"] = "dumb"

@@ -185,6 +185,19 @@ class ScenarioTablesTest(unittest.TestCase):
                 self.assertIn(s, drive.FAULT_RE)
 
 
+class ProxyScenarioTest(unittest.TestCase):
+    def test_a_proxy_scenario_names_the_proxy_and_a_provider_only_it_could_reach(self):
+        with tempfile.TemporaryDirectory() as d:
+            prov = drive.Provider("proxy-down", Path(d))
+            self.assertEqual((prov.scheme, prov.host), ("https", drive.DNS_HOST))
+            env = prov.proxy_env()
+            self.assertEqual(sorted(env), sorted(["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
+                                                  "ALL_PROXY", "all_proxy"]))
+            self.assertEqual(set(env.values()), {f"http://127.0.0.1:{prov.proxy_port}"})
+            self.assertNotEqual(prov.proxy_port, prov.port)
+            self.assertEqual(drive.Provider("refused", Path(d)).proxy_env(), {})
+
+
 class ProviderAnswerTest(unittest.TestCase):
     """The fake provider on 127.0.0.1, asked as a client would ask it."""
 
@@ -239,6 +252,20 @@ class ProviderAnswerTest(unittest.TestCase):
         resp = self.serve("proxy-auth").getresponse()
         self.assertEqual((resp.status, resp.getheader("proxy-authenticate")), (407, 'Basic realm="Squid proxy"'))
         self.assertIn(b"Cache Access Denied", resp.read())
+
+    def test_proxy_tunnel_refuses_a_tunnel_and_a_proxied_request(self):
+        import http.client
+
+        conn = self.serve("proxy-tunnel", "https://llm-provider.invalid:8443/v1/chat/completions")
+        resp = conn.getresponse()
+        self.assertEqual((resp.status, resp.getheader("x-squid-error")), (503, "ERR_CONNECT_FAIL 111"))
+        resp.read()
+        conn = http.client.HTTPConnection("127.0.0.1", conn.port, timeout=5)
+        self.addCleanup(conn.close)
+        conn.request("CONNECT", "llm-provider.invalid:8443")
+        resp = conn.getresponse()
+        self.assertEqual(resp.status, 503)
+        self.assertIn(b"could not be retrieved", resp.read())
 
     def test_gateway_scenarios_answer_their_plain_text(self):
         for scenario, status, first in (("no-upstream", 503, b"no healthy upstream"),

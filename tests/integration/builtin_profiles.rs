@@ -842,8 +842,10 @@ fn bait_a_program_word_wraps_itself() {
     // tails read only on the TUI's wrapped row keep their examples' split
     // rows quiet. 301 until Claude Code's compaction wrapper with its inner
     // `Error: ` (one example row, whose status a row of its own starts at 60
-    // columns, read under claude and opencode).
-    assert!(fired.len() <= 303, "{} fired:\n{}", fired.len(), fired.join("\n"));
+    // columns, read under claude and opencode). 303 until Copilot CLI's
+    // process-log example of a proxy's refused tunnel (one row at 60 columns
+    // starts with the native runtime's `Failed native model HTTP request:`).
+    assert!(fired.len() <= 304, "{} fired:\n{}", fired.len(), fired.join("\n"));
 }
 
 /// The line with a request id after it, as a next release may append one
