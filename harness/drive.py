@@ -50,7 +50,7 @@ EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidd
                    "stream-overloaded", "cdn-timeout", "empty-503", "blocked",
                    "maintenance", "no-upstream", "upstream-reset", "stall", "cdn-rate-limit", "tool",
                    "write", "request-timeout", "proxy-auth", "disk-full",
-                   "proxy-down", "proxy-tunnel")
+                   "proxy-down", "proxy-tunnel", "proxy-tunnel-auth")
 # no fault at all: the answer (HEALTHY_RE) is what a run waits for, and no
 # file is `visible` (in `tool` the tools' own output, in `write` the file the agent
 # writes, looks like fault text on purpose)
@@ -68,7 +68,8 @@ NO_PROVIDER = ("refused", "dns", "unreachable", "proxy-down")
 # a provider whose name does not resolve: through the proxy or not, no answer
 # comes. proxy-down: nothing listens at the proxy's port; proxy-tunnel: the proxy
 # (fake_provider's proxy-tunnel) cannot reach the provider and answers 503.
-PROXY_SCENARIOS = ("proxy-down", "proxy-tunnel")
+# proxy-tunnel-auth: the proxy wants credentials the session lacks (407).
+PROXY_SCENARIOS = ("proxy-down", "proxy-tunnel", "proxy-tunnel-auth")
 DNS_HOST = "llm-provider.invalid"
 # A private address (RFC 1918): the loopback-only namespace has no route to it,
 # so a connect fails at once with ENETUNREACH, as on a machine whose network is down.
@@ -155,6 +156,8 @@ EXPECT = {
     # the forward proxy the session must use is down, or cannot reach the provider
     "proxy-down": ("pause", "connection"),
     "proxy-tunnel": ("pause", "connection"),
+    # the proxy wants credentials the session lacks, CONNECT included: a person must act
+    "proxy-tunnel-auth": ("pause", "auth"),
     # the agent ran two shell commands whose output looks like fault text, the second
     # failed (exit 1), then it answered: nothing failed in the environment
     "tool": ("charge", "none"),
@@ -230,6 +233,7 @@ FAULT_RE["stream-overloaded"] = FAULT_RE["overloaded"] + r"|stream ended without
 # (not `dns`'s `resolve`: Codex's skill instructions in its transcript say it)
 FAULT_RE["proxy-down"] = FAULT_RE["refused"] + r"|proxy|tunnel|ENOTFOUND|EAI_AGAIN|getaddrinfo|dns error|name resolution"
 FAULT_RE["proxy-tunnel"] = FAULT_RE["proxy-down"] + r"|\b503\b|service unavailable|could not be retrieved"
+FAULT_RE["proxy-tunnel-auth"] = FAULT_RE["proxy-down"] + r"|\b407\b|proxy auth|cache access denied"
 HEALTHY_RE = r"All 3 tests pass"
 
 

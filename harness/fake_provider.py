@@ -70,6 +70,9 @@ The scenario decides what the generation endpoints answer:
                 answers every request, a CONNECT tunnel or an absolute-form
                 one, with 503 and Squid's connect-failure page
                 (ERR_CONNECT_FAIL): the proxy cannot reach the provider
+  proxy-tunnel-auth  the same proxy, but it wants credentials the session does
+                not send: 407 with Squid's access-denied page and its
+                `Proxy-Authenticate` challenge, to a CONNECT tunnel too
   flaky         the first FLAKY_FAILURES generation requests get the
                 `overloaded` answer, every later one a healthy answer: an
                 outage the session gets past (to be charged, as recovered)
@@ -154,6 +157,7 @@ SCENARIOS = (
     "request-timeout",
     "proxy-auth",
     "proxy-tunnel",
+    "proxy-tunnel-auth",
     "tls",
     "too-long",
     "not-found",
@@ -536,6 +540,11 @@ HTML_PAGES = {
     "proxy-auth": (407, PROXY_AUTH_HTML, (("proxy-authenticate", 'Basic realm="Squid proxy"'),
                                           ("x-squid-error", "ERR_CACHE_ACCESS_DENIED 0"))),
 }
+
+
+# The proxy scenarios: the fake provider is the forward proxy, and this is its
+# answer to every request, a CONNECT tunnel or an absolute-form one.
+PROXY_ANSWERS = {"proxy-tunnel": PROXY_CONNECT_FAIL, "proxy-tunnel-auth": HTML_PAGES["proxy-auth"]}
 
 
 # A gateway's own plain-text answers in place of the provider's (envoy's local
@@ -1461,13 +1470,13 @@ class Handler(BaseHTTPRequestHandler):
     # -- routing -----------------------------------------------------------
 
     def _proxy_refuse(self) -> bool:
-        """proxy-tunnel: every request is one to a proxy that cannot reach the provider."""
-        if self.scenario != "proxy-tunnel":
+        """The proxy scenarios: every request is one to a proxy that refuses it."""
+        if self.scenario not in PROXY_ANSWERS:
             return False
-        status, page, extra = PROXY_CONNECT_FAIL
+        status, page, extra = PROXY_ANSWERS[self.scenario]
         if self.command != "CONNECT":
             self._body()  # read first: an unread body makes the close a reset
-        self._log(status, "proxy", "%s %s: Squid connect-failure page" % (self.command, self.path[:120]))
+        self._log(status, "proxy", "%s %s: Squid's page" % (self.command, self.path[:120]))
         self._send_html(status, page, extra=extra)
         return True
 

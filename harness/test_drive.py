@@ -266,6 +266,13 @@ class ProviderAnswerTest(unittest.TestCase):
         resp = conn.getresponse()
         self.assertEqual(resp.status, 503)
         self.assertIn(b"could not be retrieved", resp.read())
+        fake_provider.Handler.scenario = "proxy-tunnel-auth"
+        conn = http.client.HTTPConnection("127.0.0.1", conn.port, timeout=5)
+        self.addCleanup(conn.close)
+        conn.request("CONNECT", "llm-provider.invalid:8443")
+        resp = conn.getresponse()
+        self.assertEqual((resp.status, resp.getheader("proxy-authenticate")), (407, 'Basic realm="Squid proxy"'))
+        self.assertIn(b"Cache Access Denied", resp.read())
 
     def test_gateway_scenarios_answer_their_plain_text(self):
         for scenario, status, first in (("no-upstream", 503, b"no healthy upstream"),
