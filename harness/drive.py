@@ -62,7 +62,8 @@ TOOL_SCENARIOS = ("tool", "write")
 # provider are fake_provider.SCENARIOS (a test holds the two together)
 SCENARIOS = [*DEFAULT_SCENARIOS, *EXTRA_SCENARIOS]
 # no provider listens in these (refused: a closed port; dns: a name that does not
-# resolve; unreachable: an address the namespace has no route to)
+# resolve; unreachable: an address the namespace has no route to; proxy-down: a
+# proxy that is not there, before a name that does not resolve)
 NO_PROVIDER = ("refused", "dns", "unreachable", "proxy-down")
 # the session is told to use a forward proxy (HTTPS_PROXY and its siblings) for
 # a provider whose name does not resolve: through the proxy or not, no answer

@@ -207,9 +207,10 @@ class ProviderAnswerTest(unittest.TestCase):
         import threading
         from http.server import ThreadingHTTPServer
 
-        fake_provider.Handler.scenario = scenario
-        fake_provider.Handler.log_path = None
-        srv = ThreadingHTTPServer(("127.0.0.1", 0), fake_provider.Handler)
+        handler = fake_provider.handler_for(scenario)
+        handler.scenario = scenario
+        handler.log_path = None
+        srv = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         srv.daemon_threads = True
         threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         self.addCleanup(srv.server_close)
@@ -266,7 +267,7 @@ class ProviderAnswerTest(unittest.TestCase):
         resp = conn.getresponse()
         self.assertEqual(resp.status, 503)
         self.assertIn(b"could not be retrieved", resp.read())
-        fake_provider.Handler.scenario = "proxy-tunnel-auth"
+        fake_provider.ProxyHandler.scenario = "proxy-tunnel-auth"
         conn = http.client.HTTPConnection("127.0.0.1", conn.port, timeout=5)
         self.addCleanup(conn.close)
         conn.request("CONNECT", "llm-provider.invalid:8443")
