@@ -267,7 +267,10 @@ class ProviderAnswerTest(unittest.TestCase):
         resp = conn.getresponse()
         self.assertEqual(resp.status, 503)
         self.assertIn(b"could not be retrieved", resp.read())
-        fake_provider.ProxyHandler.scenario = "proxy-tunnel-auth"
+        conn = self.serve("proxy-tunnel-auth", "https://llm-provider.invalid:8443/v1/chat/completions")
+        resp = conn.getresponse()
+        self.assertEqual(resp.status, 407)
+        resp.read()
         conn = http.client.HTTPConnection("127.0.0.1", conn.port, timeout=5)
         self.addCleanup(conn.close)
         conn.request("CONNECT", "llm-provider.invalid:8443")
