@@ -21,4 +21,5 @@ mod rejoin;
 mod snapshots;
 mod stall;
 mod toolkit;
+mod tools;
 mod transcripts;

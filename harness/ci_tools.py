@@ -1,0 +1,547 @@
+#!/usr/bin/env python3
+"""Run the real CI tools against a registry on loopback that fails on purpose.
+
+    python3 harness/ci_tools.py --install            # yarn 1 and pnpm into the cache (needs the registry)
+    python3 harness/ci_tools.py --run [--tool T]... [--scenario S]... [--out DIR]
+    python3 harness/ci_tools.py --manifest           # rebuild testdata/tools/manifest.tsv
+    python3 harness/ci_tools.py --table              # the tool x scenario table, classified
+
+The agent harness (`drive.py`) measures the agent profiles on what the agent
+CLIs print; this one measures `ci` on what the package managers and fetchers a
+CI job runs print when their registry fails: npm, yarn 1, pnpm, pip, cargo,
+go, git, curl, Maven and apt-get, each as installed on this machine (or in the
+cache), each pointed at one fake server on 127.0.0.1 that answers every
+request with one fault (a 5xx or 429 status with a proxy's HTML body, a reset,
+no answer, a self-signed certificate), or at a port nothing listens on, or at
+a name that does not resolve. A `not-found` run (404) is the control: a
+package that does not exist is the job's own error, `charge`.
+
+`--run` re-executes this script under `unshare --net --mount`, as `drive.py`
+does, and every start of a tool goes through `drive.launch_guard()`, which
+refuses when an interface other than `lo` is visible. The tools' retry counts
+and timeouts are lowered where their defaults would take minutes (the flags
+are in TOOLS and in the manifest's notes); the words they print are the same.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import ssl
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from drive import CACHE, assert_loopback_only, launch_guard  # noqa: E402
+
+REPO = HERE.parent
+FIXTURES = REPO / "testdata" / "tools"
+TOOLCACHE = CACHE / "ci-tools"
+# Inside the namespace the registries' real names resolve (a hosts file
+# bind-mounted over /etc/hosts) to an address put on `lo`: a public-looking
+# one, because `ci` reads a failure of loopback, a private address or a
+# special-use name as the job's own service (`local-service-refused`).
+# Nothing leaves the namespace: `lo` is its only interface.
+ADDR = "104.16.1.34"
+DEAD_ADDR = "104.16.1.35"  # on `lo`, nothing listens: a refused connection
+CAP_S = 120
+# The hosts file bind-mounted over /etc/hosts inside the namespace (its
+# content changes per run; the mount is private to the namespace).
+HOSTS = Path(tempfile.gettempdir()) / f"ci-tools-hosts-{os.getpid()}"
+# One run's capture is cut to its last 32 KiB (faultsift reads the last 64).
+TAIL = 32 * 1024
+
+STATUS = {
+    "unavailable": (503, "Service Temporarily Unavailable"),
+    "bad-gateway": (502, "Bad Gateway"),
+    "server-error": (500, "Internal Server Error"),
+    "gateway-timeout": (504, "Gateway Time-out"),
+    "rate-limit": (429, "Too Many Requests"),
+    "not-found": (404, "Not Found"),
+}
+SCENARIOS = [*STATUS, "reset", "hang", "refused", "dns", "tls"]
+CONTROLS = {"not-found"}
+
+# Words that show the fault reached the log at all (a capture without them is
+# not `visible`: the tool hid the cause, and no profile can read it).
+FAULT_RE = {
+    "unavailable": r"\b503\b|Service (?:Temporarily )?Unavailable",
+    "bad-gateway": r"\b502\b|Bad Gateway",
+    "server-error": r"\b500\b|Internal Server Error",
+    "gateway-timeout": r"\b504\b|Gateway Time-?out",
+    "rate-limit": r"\b429\b|Too Many Requests|(?i:rate.?limit)",
+    "not-found": r"\b404\b|(?i:not found|couldn.t find)",
+    # (apt words a reset and a timeout alike: `Connection failed`)
+    "reset": r"(?i)reset|ECONNRESET|closed|\bEOF\b|broken pipe|empty reply|disconnect|aborted|ended prematurely|recv failure|connection failed",
+    "hang": r"(?i)time[sd]? ?out|timedout|ETIMEDOUT|deadline|too slow|connection failed",
+    "refused": r"(?i)refused|ECONNREFUSED|couldn.t connect|failed to connect",
+    "dns": r"(?i)resolv|ENOTFOUND|EAI_AGAIN|getaddrinfo|name or service|no such host|lookup|unknownhost|temporary failure",
+    "tls": r"(?i)certificate|\bSSL\b|\bTLS\b|x509|handshake|PKIX",
+}
+
+BODY = (
+    "<html>\r\n<head><title>{code} {reason}</title></head>\r\n<body>\r\n"
+    "<center><h1>{code} {reason}</h1></center>\r\n<hr><center>nginx</center>\r\n"
+    "</body>\r\n</html>\r\n"
+)
+
+
+# ---------------------------------------------------------------------------
+# the fake registry
+
+
+class Registry:
+    """A threaded socket server: every request gets the scenario's fault."""
+
+    def __init__(self, scenario: str, certdir: Path):
+        self.scenario = scenario
+        self.requests: list[str] = []
+        self.stop = threading.Event()
+        self.socks = []
+        if scenario in ("refused", "dns"):
+            return  # nothing listens: the port is dead, the name unknown
+        port = 443 if scenario == "tls" else 80
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind((ADDR, port))
+        s.listen(64)
+        s.settimeout(0.5)
+        self.socks.append(s)
+        self.ctx = None
+        if scenario == "tls":
+            self.ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            self.ctx.load_cert_chain(certdir / "cert.pem", certdir / "key.pem")
+        self.acceptor = threading.Thread(target=self.accept, args=(s,), daemon=True)
+        self.acceptor.start()
+
+    def accept(self, s):
+        while not self.stop.is_set():
+            try:
+                conn, _ = s.accept()
+            except (socket.timeout, OSError):
+                continue
+            threading.Thread(target=self.serve, args=(conn,), daemon=True).start()
+
+    def read_head(self, conn) -> str:
+        data = b""
+        conn.settimeout(30)
+        while b"\r\n\r\n" not in data and len(data) < 65536:
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        return data.split(b"\r\n", 1)[0].decode("latin-1", "replace")
+
+    def serve(self, conn):
+        try:
+            if self.ctx is not None:
+                try:
+                    conn = self.ctx.wrap_socket(conn, server_side=True)
+                except (ssl.SSLError, OSError) as e:
+                    self.requests.append(f"TLS handshake refused by the client ({type(e).__name__})")
+                    return
+            head = self.read_head(conn)
+            if not head:
+                return
+            method, _, rest = head.partition(" ")
+            path = rest.rsplit(" ", 1)[0]
+            if self.scenario == "reset":
+                self.requests.append(f"{method} {path} reset")
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                return
+            if self.scenario == "hang":
+                self.requests.append(f"{method} {path} no answer")
+                conn.settimeout(1)
+                deadline = time.time() + CAP_S
+                while time.time() < deadline and not self.stop.is_set():
+                    try:
+                        if conn.recv(4096) == b"":
+                            return
+                    except socket.timeout:
+                        continue
+                    except OSError:
+                        return
+                return
+            code, reason = STATUS.get(self.scenario, (200, "OK"))
+            self.requests.append(f"{method} {path} {code}")
+            body = BODY.format(code=code, reason=reason).encode()
+            extra = "Retry-After: 1\r\n" if code == 429 else ""
+            conn.sendall(
+                f"HTTP/1.1 {code} {reason}\r\nServer: nginx\r\nContent-Type: text/html\r\n"
+                f"Content-Length: {len(body)}\r\n{extra}Connection: close\r\n\r\n".encode()
+                + (b"" if method == "HEAD" else body)
+            )
+        except OSError:
+            pass
+        finally:
+            try:
+                conn.close()
+            except OSError:
+                pass
+
+    def close(self):
+        self.stop.set()
+        if self.socks:
+            self.acceptor.join()
+        for s in self.socks:
+            s.close()
+
+
+def base_url(tool: str, scenario: str) -> str:
+    return f"{'https' if scenario == 'tls' else 'http'}://{TOOLS[tool][2]}"
+
+
+def hosts_file(scenario: str) -> str:
+    """/etc/hosts for one run: the registries' names at the fake registry, at
+    the address nothing listens on (`refused`), or absent (`dns`)."""
+    text = "127.0.0.1\tlocalhost\n"
+    if scenario == "dns":
+        return text
+    names = sorted({spec[2] for spec in TOOLS.values()} | {"files.pythonhosted.org", "static.crates.io"})
+    addr = DEAD_ADDR if scenario == "refused" else ADDR
+    return text + "".join(f"{addr}\t{n}\n" for n in names)
+
+
+# ---------------------------------------------------------------------------
+# the tools: how a CI job calls each, pointed at the fake registry
+
+
+def _w(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def node_tool(name: str) -> Path:
+    return TOOLCACHE / "node_modules" / ".bin" / name
+
+
+def setup_npm(work, home, url):
+    _w(work / "package.json", '{"name": "ci-job", "version": "1.0.0", "private": true}\n')
+    return (["npm", "install", "--no-audit", "--no-fund", "--registry", f"{url}/", "left-pad@1.3.0"],
+            {"npm_config_fetch_retries": "1", "npm_config_fetch_retry_mintimeout": "1000",
+             "npm_config_fetch_retry_maxtimeout": "2000", "npm_config_fetch_timeout": "10000",
+             "npm_config_update_notifier": "false", "npm_config_cache": str(home / ".npm")})
+
+
+def setup_yarn(work, home, url):
+    _w(work / "package.json", '{"name": "ci-job", "version": "1.0.0", "private": true}\n')
+    return ([str(node_tool("yarn")), "add", "left-pad@1.3.0", "--registry", f"{url}/",
+             "--network-timeout", "10000", "--non-interactive", "--no-progress"],
+            {"YARN_CACHE_FOLDER": str(home / ".yarn-cache")})
+
+
+def setup_pnpm(work, home, url):
+    _w(work / "package.json", '{"name": "ci-job", "version": "1.0.0", "private": true}\n')
+    return ([str(node_tool("pnpm")), "add", "left-pad@1.3.0", f"--registry={url}/", "--fetch-retries=1",
+             "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=2000", "--fetch-timeout=10000",
+             f"--store-dir={home / '.pnpm-store'}", "--reporter=append-only"],
+            {"CI": "true"})
+
+
+def setup_pip(work, home, url):
+    # pip ignores a plain-http index unless it is trusted (and a trusted
+    # https index is not verified, so the TLS run does not trust it)
+    trust = ["--trusted-host", "pypi.org"] if url.startswith("http:") else []
+    return ([sys.executable, "-m", "pip", "install", "--no-cache-dir", "--disable-pip-version-check",
+             "--index-url", f"{url}/simple/", *trust, "--retries", "1", "--timeout", "10",
+             "--target", str(work / "site"), "six==1.16.0"], {})
+
+
+def setup_cargo(work, home, url):
+    _w(work / "Cargo.toml", '[package]\nname = "ci-job"\nversion = "0.1.0"\nedition = "2021"\n\n'
+       '[dependencies]\nitoa = "1"\n')
+    _w(work / "src" / "main.rs", "fn main() {}\n")
+    _w(home / ".cargo" / "config.toml",
+       '[source.crates-io]\nreplace-with = "mirror"\n\n'
+       f'[source.mirror]\nregistry = "sparse+{url}/index/"\n\n'
+       "[net]\nretry = 1\n\n[http]\ntimeout = 10\n")
+    return (["cargo", "fetch"],
+            {"CARGO_HOME": str(home / ".cargo"), "RUSTUP_HOME": os.environ.get("RUSTUP_HOME", "/root/.rustup"),
+             "CARGO_TERM_COLOR": "never"})
+
+
+def setup_go(work, home, url):
+    _w(work / "go.mod", "module example.com/cijob\n\ngo 1.19\n\nrequire golang.org/x/text v0.3.8\n")
+    _w(work / "main.go", 'package main\n\nimport _ "golang.org/x/text/language"\n\nfunc main() {}\n')
+    return (["go", "mod", "download"],
+            {"GOPROXY": url, "GOSUMDB": "off", "GOPATH": str(home / "go"), "GOCACHE": str(home / ".gocache"),
+             "GOFLAGS": "-mod=mod"})
+
+
+def setup_git(work, home, url):
+    return (["git", "-c", "http.lowSpeedLimit=1", "-c", "http.lowSpeedTime=10", "clone",
+             f"{url}/acme/widgets.git"], {"GIT_TERMINAL_PROMPT": "0"})
+
+
+def setup_curl(work, home, url):
+    return (["curl", "-fsSL", "--max-time", "10", "-o", str(work / "install.sh"),
+             f"{url}/acme/tool/main/install.sh"], {})
+
+
+def setup_maven(work, home, url):
+    _w(work / "pom.xml", """<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>com.example</groupId>
+  <artifactId>ci-job</artifactId>
+  <version>1.0.0</version>
+  <dependencies>
+    <dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version></dependency>
+  </dependencies>
+</project>
+""")
+    _w(work / "settings.xml", f"""<settings>
+  <mirrors>
+    <mirror><id>ci-mirror</id><mirrorOf>*</mirrorOf><url>{url}/maven2</url></mirror>
+  </mirrors>
+</settings>
+""")
+    return (["mvn", "-B", "-s", str(work / "settings.xml"), f"-Dmaven.repo.local={home / '.m2' / 'repository'}",
+             "-Dmaven.wagon.rto=10000", "-Dmaven.wagon.http.retryHandler.count=1", "compile"],
+            {"MAVEN_OPTS": "-Djava.net.preferIPv4Stack=true"})
+
+
+def setup_apt(work, home, url):
+    _w(work / "sources.list", f"deb {url}/debian bookworm main\n")
+    (work / "lists" / "partial").mkdir(parents=True, exist_ok=True)
+    (work / "cache" / "archives" / "partial").mkdir(parents=True, exist_ok=True)
+    (work / "parts.d").mkdir(parents=True, exist_ok=True)
+    opts = {"Dir::Etc::SourceList": work / "sources.list", "Dir::Etc::SourceParts": work / "parts.d",
+            "Dir::State::Lists": work / "lists", "Dir::Cache": work / "cache", "Acquire::Retries": 0,
+            "Acquire::http::Timeout": 10, "Acquire::https::Timeout": 10, "Debug::NoLocking": 1,
+            "APT::Sandbox::User": "root"}
+    argv = ["apt-get"]
+    for k, v in opts.items():
+        argv += ["-o", f"{k}={v}"]
+    return argv + ["update"], {}
+
+
+# tool: (set-up, version command, the registry's name)
+TOOLS = {
+    "npm": (setup_npm, ["npm", "--version"], "registry.npmjs.org"),
+    # yarn 1 moves http://registry.yarnpkg.com and registry.npmjs.org to https:
+    # a mirror's name keeps the plain-http registry
+    "yarn": (setup_yarn, [str(node_tool("yarn")), "--version"], "registry.npmmirror.com"),
+    "pnpm": (setup_pnpm, [str(node_tool("pnpm")), "--version"], "registry.npmjs.org"),
+    "pip": (setup_pip, [sys.executable, "-m", "pip", "--version"], "pypi.org"),
+    # a mirror: cargo refuses a replacement whose URL is crates.io's own index
+    "cargo": (setup_cargo, ["cargo", "--version"], "rsproxy.cn"),
+    "go": (setup_go, ["go", "version"], "proxy.golang.org"),
+    "git": (setup_git, ["git", "--version"], "github.com"),
+    "curl": (setup_curl, ["curl", "--version"], "raw.githubusercontent.com"),
+    "maven": (setup_maven, ["mvn", "-B", "--version"], "repo.maven.apache.org"),
+    "apt": (setup_apt, ["apt-get", "--version"], "deb.debian.org"),
+}
+
+
+def tool_version(tool: str) -> str | None:
+    argv = TOOLS[tool][1]
+    if shutil.which(argv[0]) is None and not Path(argv[0]).exists():
+        return None
+    proc = launch_guard(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out, _ = proc.communicate(timeout=60)
+    m = re.search(r"\d+\.\d+(?:\.\d+)?", out)
+    return m.group(0) if m else None
+
+
+# ---------------------------------------------------------------------------
+# running
+
+
+def make_cert(d: Path) -> None:
+    """A leaf for every registry name, signed by a CA no tool trusts, served
+    with that CA: what a TLS-intercepting proxy on the runner's path shows
+    (`self-signed certificate in certificate chain`), not a job's own test
+    server's self-signed leaf."""
+    names = sorted({spec[2] for spec in TOOLS.values()})
+    run = lambda *a: subprocess.run(list(a), check=True, capture_output=True)  # noqa: E731
+    run("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=Proxy Root CA",
+        "-keyout", str(d / "ca.key"), "-out", str(d / "ca.pem"))
+    run("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={names[0]}",
+        "-keyout", str(d / "key.pem"), "-out", str(d / "leaf.csr"))
+    (d / "san.ext").write_text("subjectAltName=" + ",".join(f"DNS:{n}" for n in names) + "\n")
+    run("openssl", "x509", "-req", "-in", str(d / "leaf.csr"), "-CA", str(d / "ca.pem"), "-CAkey", str(d / "ca.key"),
+        "-CAcreateserial", "-days", "2", "-extfile", str(d / "san.ext"), "-out", str(d / "leaf.pem"))
+    (d / "cert.pem").write_text((d / "leaf.pem").read_text() + (d / "ca.pem").read_text())
+
+
+def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
+    work = root / "work"
+    home = root / "home"
+    for d in (work, home):
+        shutil.rmtree(d, ignore_errors=True)
+        d.mkdir(parents=True)
+    url = base_url(tool, scenario)
+    HOSTS.write_text(hosts_file(scenario))
+    argv, extra = TOOLS[tool][0](work, home, url)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
+           "TERM": "dumb", "TMPDIR": str(home), "CI": "true", **extra}
+    reg = Registry(scenario, certdir)
+    t0 = time.time()
+    proc = launch_guard(argv, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        out, _ = proc.communicate(timeout=CAP_S)
+        capped = False
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+        capped = True
+    reg.close()
+    return {"argv": argv, "exit": proc.returncode, "capped": capped, "seconds": round(time.time() - t0, 1),
+            "requests": reg.requests, "output": out}
+
+
+def scrub(data: bytes, root: Path) -> bytes:
+    return data.replace(str(root).encode(), b"/tmp/ci-run")
+
+
+def summarize(requests: list[str]) -> str:
+    counts: dict[str, int] = {}
+    for r in requests:
+        counts[r] = counts.get(r, 0) + 1
+    return "; ".join(f"{k} x{v}" for k, v in list(counts.items())[:4]) or "none"
+
+
+def run_inner(args) -> int:
+    subprocess.run(["mount", "-t", "sysfs", "sysfs", "/sys"], check=True)
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    for addr in (ADDR, DEAD_ADDR):
+        subprocess.run(["ip", "addr", "add", f"{addr}/32", "dev", "lo"], check=True)
+    assert_loopback_only()
+    dest = Path(args.dest) if args.dest else FIXTURES
+    root = Path(tempfile.mkdtemp(prefix="ci-run-"))
+    HOSTS.write_text(hosts_file("dns"))
+    subprocess.run(["mount", "--bind", str(HOSTS), "/etc/hosts"], check=True)
+    certdir = root / "cert"
+    certdir.mkdir()
+    make_cert(certdir)
+    for tool in args.tool or list(TOOLS):
+        version = tool_version(tool)
+        if version is None:
+            print(f"skip {tool}: not installed", flush=True)
+            continue
+        out = dest / f"{tool}@{version}"
+        out.mkdir(parents=True, exist_ok=True)
+        meta_path = out / "runs.json"
+        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        for scenario in args.scenario or SCENARIOS:
+            r = run_one(tool, scenario, root / "run", certdir)
+            data = scrub(r["output"], root / "run")
+            if len(data) > TAIL:
+                cut = data[-TAIL:]
+                data = cut[cut.find(b"\n") + 1:]
+            (out / f"{scenario}.log").write_bytes(data)
+            meta[scenario] = {"argv": [a.replace(str(root / "run"), "/tmp/ci-run") for a in r["argv"]],
+                              "exit": r["exit"], "capped": r["capped"], "seconds": r["seconds"],
+                              "requests": summarize(r["requests"])}
+            print(f"{tool}@{version} {scenario}: exit {r['exit']} in {r['seconds']}s "
+                  f"({meta[scenario]['requests']})", flush=True)
+        meta_path.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+    shutil.rmtree(root, ignore_errors=True)
+    HOSTS.unlink(missing_ok=True)
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# the manifest and the table
+
+
+def write_manifest(root: Path = FIXTURES) -> Path:
+    """One row per capture: what the run was, what a classifier should say."""
+    rows = ["path\ttool\tversion\tscenario\texpect\tvisible\tnotes"]
+    for d in sorted(p for p in root.iterdir() if p.is_dir()):
+        tool, _, version = d.name.partition("@")
+        meta = json.loads((d / "runs.json").read_text()) if (d / "runs.json").exists() else {}
+        for f in sorted(d.glob("*.log")):
+            scenario = f.stem
+            text = f.read_text(errors="replace")
+            visible = "yes" if re.search(FAULT_RE[scenario], text) else "no"
+            expect = "charge" if scenario in CONTROLS else "fault"
+            m = meta.get(scenario, {})
+            notes = f"exit {m.get('exit')}{' (capped)' if m.get('capped') else ''}; requests: {m.get('requests', '?')}"
+            rows.append(f"{d.name}/{f.name}\t{tool}\t{version}\t{scenario}\t{expect}\t{visible}\t{notes}")
+    path = root / "manifest.tsv"
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def table(binary: Path, root: Path = FIXTURES) -> str:
+    """Classify every capture with `ci` and print tool x scenario."""
+    lines = (root / "manifest.tsv").read_text().splitlines()[1:]
+    cells: dict[str, dict[str, str]] = {}
+    for line in lines:
+        path, tool, version, scenario, expect, visible, _ = line.split("\t")
+        v = json.loads(subprocess.run([str(binary), "classify", "-p", "ci", "--status", "failed",
+                                       str(root / path)], capture_output=True, text=True).stdout)
+        mark = v["action"]
+        if visible == "no":
+            mark += " (hidden)"
+        elif (expect == "fault") != (v["action"] in ("pause", "retry")):
+            mark = "**" + mark + "**"
+        cells.setdefault(f"{tool}@{version}", {})[scenario] = mark
+    head = "| tool | " + " | ".join(SCENARIOS) + " |"
+    out = [head, "|" + "---|" * (len(SCENARIOS) + 1)]
+    for tool, row in cells.items():
+        out.append(f"| {tool} | " + " | ".join(row.get(s, "") for s in SCENARIOS) + " |")
+    return "\n".join(out)
+
+
+def install() -> None:
+    TOOLCACHE.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["npm", "install", "--prefix", str(TOOLCACHE), "--no-audit", "--no-fund",
+                    "yarn@1", "pnpm@10"], check=True)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="faultsift CI-tools harness")
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--install", action="store_true", help="npm install yarn 1 and pnpm into the cache")
+    g.add_argument("--run", action="store_true", help="run tools x scenarios in a loopback-only namespace")
+    g.add_argument("--manifest", action="store_true", help="rebuild testdata/tools/manifest.tsv")
+    g.add_argument("--table", action="store_true", help="classify every capture with `ci`: a markdown table")
+    g.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--tool", action="append", choices=list(TOOLS))
+    ap.add_argument("--scenario", action="append", choices=SCENARIOS)
+    ap.add_argument("--out", help="with --run: write into this directory, not testdata/tools/")
+    ap.add_argument("--dest", help=argparse.SUPPRESS)
+    ap.add_argument("--binary", default=str(REPO / "target" / "release" / "faultsift"))
+    args = ap.parse_args(argv)
+    if args.inner:
+        return run_inner(args)
+    if args.install:
+        install()
+        return 0
+    if args.manifest:
+        print(write_manifest(Path(args.out) if args.out else FIXTURES))
+        return 0
+    if args.table:
+        print(table(Path(args.binary), Path(args.out) if args.out else FIXTURES))
+        return 0
+    if os.geteuid() != 0:
+        print("ci_tools.py --run needs root (unshare --net, mount sysfs)", file=sys.stderr)
+        return 2
+    rest = []
+    for t in args.tool or []:
+        rest += ["--tool", t]
+    for s in args.scenario or []:
+        rest += ["--scenario", s]
+    rest += ["--dest", str(Path(args.out).resolve() if args.out else FIXTURES)]
+    cmd = ["unshare", "--net", "--mount", "--propagation", "private", "--",
+           sys.executable, str(Path(__file__).resolve()), "--inner", *rest]
+    return subprocess.run(cmd).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""Unit tests of the CI-tools harness: its guard, its hosts file, its manifest.
+
+    python3 -m unittest discover -s harness
+
+No network, no tool is run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+import unittest
+from pathlib import Path
+
+import ci_tools
+
+HERE = Path(__file__).resolve().parent
+
+
+class Guard(unittest.TestCase):
+    def test_every_tool_starts_through_the_loopback_guard(self):
+        src = (HERE / "ci_tools.py").read_text()
+        self.assertNotIn("subprocess.Popen(", src)
+        # the tools (and their version commands) start only through launch_guard
+        self.assertEqual(src.count("launch_guard(argv"), 2)
+        # what subprocess.run starts: the namespace's own set-up, the
+        # certificate, the install outside it, the re-exec, faultsift
+        firsts = re.findall(r"subprocess\.run\(\s*\[\s*([^,\]]+)", src)
+        allowed = {'"mount"', '"ip"', '"npm"', '"unshare"', "str(binary)"}
+        self.assertTrue(set(firsts) <= allowed, firsts)
+        self.assertIn('run("openssl"', src)
+
+    def test_the_run_refuses_outside_a_namespace(self):
+        # the guard itself is drive.py's (tested there); here: this module
+        # uses that very function, not a copy
+        import drive
+        self.assertIs(ci_tools.launch_guard, drive.launch_guard)
+
+
+class Hosts(unittest.TestCase):
+    def test_registries_resolve_to_the_fake_one_but_in_dns_and_refused(self):
+        names = {spec[2] for spec in ci_tools.TOOLS.values()}
+        ok = ci_tools.hosts_file("unavailable")
+        for n in names:
+            self.assertIn(f"{ci_tools.ADDR}\t{n}\n", ok)
+        refused = ci_tools.hosts_file("refused")
+        for n in names:
+            self.assertIn(f"{ci_tools.DEAD_ADDR}\t{n}\n", refused)
+            self.assertNotIn(n, ci_tools.hosts_file("dns"))
+
+    def test_the_address_is_not_one_ci_reads_as_the_jobs_own(self):
+        # loopback, private and documentation ranges are `local-service-refused`
+        for addr in (ci_tools.ADDR, ci_tools.DEAD_ADDR):
+            self.assertFalse(re.match(r"127\.|10\.|192\.168\.|172\.(1[6-9]|2[0-9]|3[01])\.|169\.254\.|"
+                                      r"192\.0\.2\.|198\.51\.100\.|203\.0\.113\.", addr), addr)
+        for n in (spec[2] for spec in ci_tools.TOOLS.values()):
+            self.assertFalse(re.search(r"\.(invalid|test|example|local|internal|localhost)$", n), n)
+
+
+class Manifest(unittest.TestCase):
+    def test_visible_and_expect_come_from_the_scenario(self):
+        with tempfile.TemporaryDirectory() as d:
+            root = Path(d)
+            t = root / "npm@1.0.0"
+            t.mkdir()
+            (t / "unavailable.log").write_text("npm error 503 Service Unavailable - GET https://x\n")
+            (t / "hang.log").write_text("npm http fetch GET https://x\n")  # killed, nothing said
+            (t / "not-found.log").write_text("npm error 404 Not Found - GET https://x\n")
+            (t / "runs.json").write_text(json.dumps({"hang": {"exit": -9, "capped": True, "requests": "GET / x1"}}))
+            rows = ci_tools.write_manifest(root).read_text().splitlines()
+            self.assertEqual(rows[0].split("\t"), ["path", "tool", "version", "scenario", "expect", "visible", "notes"])
+            by = {r.split("\t")[3]: r.split("\t") for r in rows[1:]}
+            self.assertEqual(by["unavailable"][4:6], ["fault", "yes"])
+            self.assertEqual(by["hang"][4:6], ["fault", "no"])
+            self.assertIn("(capped)", by["hang"][6])
+            self.assertEqual(by["not-found"][4:6], ["charge", "yes"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,139 @@
+//! The real CI tools' own output: npm, yarn 1, pnpm, pip, cargo, go, git,
+//! curl, Maven and apt-get, run by `harness/ci_tools.py` against a registry
+//! on loopback that fails on purpose, each log classified with `ci` as
+//! `classify` reads it, against what `testdata/tools/manifest.tsv` says the
+//! run was (`harness/README.md`, "The CI tools").
+
+use std::collections::BTreeMap;
+
+use faultsift::pipeline::window;
+use faultsift::{Pipeline, WindowSpec};
+
+use crate::util::{builtin_pipeline, root, testdata};
+
+/// One row of the manifest.
+struct Capture {
+    path: String,
+    tool: String,
+    scenario: String,
+    /// `fault` (the registry failed) or `charge` (the job's own error).
+    expect: String,
+    /// Whether the fault's words reached the log at all.
+    visible: bool,
+}
+
+fn manifest() -> Vec<Capture> {
+    let text = std::fs::read_to_string(testdata("tools/manifest.tsv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name}"));
+    let (path, tool, scenario, expect, visible) =
+        (col("path"), col("tool"), col("scenario"), col("expect"), col("visible"));
+    lines
+        .map(|l| {
+            let c: Vec<&str> = l.split('\t').collect();
+            Capture {
+                path: c[path].to_string(),
+                tool: c[tool].to_string(),
+                scenario: c[scenario].to_string(),
+                expect: c[expect].to_string(),
+                visible: c[visible] == "yes",
+            }
+        })
+        .collect()
+}
+
+fn classify(pipeline: &mut Option<Pipeline>, c: &Capture) -> faultsift::Verdict {
+    let p = pipeline.get_or_insert_with(|| builtin_pipeline("ci", Some("failed")));
+    let bytes = std::fs::read(testdata(&format!("tools/{}", c.path))).unwrap();
+    p.classify_window(&c.path, window::from_bytes(&bytes, WindowSpec::default())).verdict
+}
+
+/// Visible faults `ci` leaves on purpose, each with its reason; a capture
+/// listed here must still be missed, so the list cannot go stale.
+const LEFT: &[(&str, &str)] = &[];
+
+#[test]
+fn the_tool_manifest_names_every_capture_and_only_captures() {
+    let rows = manifest();
+    assert!(rows.len() >= 100, "captures: {}", rows.len());
+    for c in &rows {
+        assert!(testdata(&format!("tools/{}", c.path)).is_file(), "{} is missing", c.path);
+        assert!(["fault", "charge"].contains(&c.expect.as_str()), "{}: expect {}", c.path, c.expect);
+    }
+    let tools: std::collections::BTreeSet<&str> = rows.iter().map(|c| c.tool.as_str()).collect();
+    for tool in ["npm", "yarn", "pnpm", "pip", "cargo", "go", "git", "curl", "maven", "apt"] {
+        assert!(tools.contains(tool), "no captures of {tool}");
+    }
+    // every file on disk is a row
+    let rows: std::collections::BTreeSet<String> = rows.into_iter().map(|c| c.path).collect();
+    for dir in std::fs::read_dir(testdata("tools")).unwrap() {
+        let dir = dir.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&dir).unwrap() {
+            let f = f.unwrap().path();
+            if f.extension().is_some_and(|e| e == "log") {
+                let rel = format!(
+                    "{}/{}",
+                    dir.file_name().unwrap().to_string_lossy(),
+                    f.file_name().unwrap().to_string_lossy()
+                );
+                assert!(rows.contains(&rel), "{rel} is not in the manifest");
+            }
+        }
+    }
+}
+
+/// A package the registry does not have (404) is the job's own error: no
+/// tool's answer to it may pause or retry the job.
+#[test]
+fn a_missing_package_is_charged_under_every_tool() {
+    let mut pipeline = None;
+    let controls: Vec<Capture> = manifest().into_iter().filter(|c| c.expect == "charge").collect();
+    assert!(controls.len() >= 10, "controls: {}", controls.len());
+    let paused: Vec<String> = controls
+        .iter()
+        .filter_map(|c| {
+            let v = classify(&mut pipeline, c);
+            v.env_fault.then(|| format!("{} -> {:?} {:?}: {:?}", c.path, v.action, v.rule, v.evidence))
+        })
+        .collect();
+    assert!(paused.is_empty(), "a missing package paused:\n{}", paused.join("\n"));
+}
+
+/// Every fault whose words reached the log is caught, but those `LEFT`
+/// names; the README states the figure.
+#[test]
+fn every_visible_fault_of_the_ci_tools_is_caught() {
+    let mut pipeline = None;
+    let mut per_tool: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut missed = Vec::new();
+    let mut left_missed = Vec::new();
+    let faults: Vec<Capture> = manifest().into_iter().filter(|c| c.expect == "fault" && c.visible).collect();
+    assert!(faults.len() >= 60, "visible faults: {}", faults.len());
+    for c in &faults {
+        let v = classify(&mut pipeline, c);
+        let cell = per_tool.entry(c.tool.clone()).or_default();
+        cell.1 += 1;
+        if v.env_fault {
+            cell.0 += 1;
+        } else if LEFT.iter().any(|(p, _)| *p == c.path) {
+            left_missed.push(c.path.clone());
+        } else {
+            missed.push(format!("{} ({}): {:?}", c.path, c.scenario, v.reason));
+        }
+    }
+    for (tool, (caught, all)) in &per_tool {
+        eprintln!("{tool:<6} {caught}/{all}");
+    }
+    assert!(missed.is_empty(), "visible faults missed:\n{}", missed.join("\n"));
+    let stale: Vec<&str> = LEFT.iter().map(|(p, _)| *p).filter(|p| !left_missed.iter().any(|m| m == p)).collect();
+    assert!(stale.is_empty(), "listed as left but caught now (or gone): {stale:?}");
+    let (caught, all) = per_tool.values().fold((0, 0), |(c, a), (caught, all)| (c + caught, a + all));
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let sentence = format!("{caught} of {all} visible faults of the CI tools caught");
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains(&sentence), "README.md should say {sentence:?}");
+}
