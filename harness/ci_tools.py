@@ -88,7 +88,7 @@ FAULT_RE = {
     "hang": r"(?i)time[sd]? ?out|timedout|ETIMEDOUT|deadline|too slow|connection failed",
     "refused": r"(?i)refused|ECONNREFUSED|couldn.t connect|failed to connect",
     "dns": r"(?i)resolv|ENOTFOUND|EAI_AGAIN|getaddrinfo|name or service|no such host|lookup|unknownhost|temporary failure",
-    "tls": r"(?i)certificate|\bSSL\b|\bTLS\b|x509|handshake|PKIX",
+    "tls": r"(?i)certificate|_CERT|\bSSL\b|\bTLS\b|x509|handshake|PKIX",
 }
 
 BODY = (
@@ -227,9 +227,40 @@ def node_tool(name: str) -> Path:
     return TOOLCACHE / "node_modules" / ".bin" / name
 
 
+# Releases other than the machine's (`--at tool=version`), and the tools the
+# machine has no copy of, each installed under TOOLCACHE/<tool>@<version>/:
+# the npm packages by `npm install --prefix`, pip and uv into a venv.
+AT: dict[str, str] = {}
+PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9"}
+NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
+            "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun")}
+PY_PKG = {"pip": "pip", "uv": "uv"}
+
+
+def release(tool: str) -> str | None:
+    return AT.get(tool) or PINNED.get(tool)
+
+
+def tool_bin(tool: str) -> list[str]:
+    """The argv prefix that starts `tool` (the release asked for, or the machine's)."""
+    v = release(tool)
+    if tool in NODE_PKG:
+        pkg, name = NODE_PKG[tool]
+        if v:
+            return [str(TOOLCACHE / f"{tool}@{v}" / "node_modules" / ".bin" / name)]
+        return ["npm"] if tool == "npm" else [str(node_tool(name))]
+    if tool == "pip":
+        py = str(TOOLCACHE / f"pip@{v}" / "bin" / "python") if v else sys.executable
+        return [py, "-m", "pip"]
+    if tool == "uv":
+        return [str(TOOLCACHE / f"uv@{v}" / "bin" / "uv")]
+    return {"cargo": ["cargo"], "go": ["go"], "git": ["git"], "curl": ["curl"], "maven": ["mvn"],
+            "apt": ["apt-get"]}[tool]
+
+
 def setup_npm(work, home, url):
     _w(work / "package.json", '{"name": "ci-job", "version": "1.0.0", "private": true}\n')
-    return (["npm", "install", "--no-audit", "--no-fund", "--registry", f"{url}/", "left-pad@1.3.0"],
+    return ([*tool_bin("npm"), "install", "--no-audit", "--no-fund", "--registry", f"{url}/", "left-pad@1.3.0"],
             {"npm_config_fetch_retries": "1", "npm_config_fetch_retry_mintimeout": "1000",
              "npm_config_fetch_retry_maxtimeout": "2000", "npm_config_fetch_timeout": "10000",
              "npm_config_update_notifier": "false", "npm_config_cache": str(home / ".npm")})
@@ -237,14 +268,14 @@ def setup_npm(work, home, url):
 
 def setup_yarn(work, home, url):
     _w(work / "package.json", '{"name": "ci-job", "version": "1.0.0", "private": true}\n')
-    return ([str(node_tool("yarn")), "add", "left-pad@1.3.0", "--registry", f"{url}/",
+    return ([*tool_bin("yarn"), "add", "left-pad@1.3.0", "--registry", f"{url}/",
              "--network-timeout", "10000", "--non-interactive", "--no-progress"],
             {"YARN_CACHE_FOLDER": str(home / ".yarn-cache")})
 
 
 def setup_pnpm(work, home, url):
     _w(work / "package.json", '{"name": "ci-job", "version": "1.0.0", "private": true}\n')
-    return ([str(node_tool("pnpm")), "add", "left-pad@1.3.0", f"--registry={url}/", "--fetch-retries=1",
+    return ([*tool_bin("pnpm"), "add", "left-pad@1.3.0", f"--registry={url}/", "--fetch-retries=1",
              "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=2000", "--fetch-timeout=10000",
              f"--store-dir={home / '.pnpm-store'}", "--reporter=append-only"],
             {"CI": "true"})
@@ -254,9 +285,32 @@ def setup_pip(work, home, url):
     # pip ignores a plain-http index unless it is trusted (and a trusted
     # https index is not verified, so the TLS run does not trust it)
     trust = ["--trusted-host", "pypi.org"] if url.startswith("http:") else []
-    return ([sys.executable, "-m", "pip", "install", "--no-cache-dir", "--disable-pip-version-check",
+    return ([*tool_bin("pip"), "install", "--no-cache-dir", "--disable-pip-version-check",
              "--index-url", f"{url}/simple/", *trust, "--retries", "1", "--timeout", "10",
              "--target", str(work / "site"), "six==1.16.0"], {})
+
+
+def setup_yarn4(work, home, url):
+    _w(work / "package.json", '{"name": "ci-job", "version": "1.0.0", "private": true}\n')
+    host = TOOLS["yarn4"][2]
+    _w(work / ".yarnrc.yml", f'npmRegistryServer: "{url}"\nunsafeHttpWhitelist:\n  - "{host}"\n'
+       "enableTelemetry: false\nenableGlobalCache: false\nhttpRetry: 1\nhttpTimeout: 10000\n")
+    # CI=true makes berry's installs immutable; a job that adds a package turns it off
+    return ([*tool_bin("yarn4"), "add", "left-pad@1.3.0"],
+            {"YARN_ENABLE_IMMUTABLE_INSTALLS": "false", "YARN_ENABLE_PROGRESS_BARS": "false"})
+
+
+def setup_bun(work, home, url):
+    _w(work / "package.json", '{"name": "ci-job", "version": "1.0.0", "private": true}\n')
+    return ([*tool_bin("bun"), "add", "left-pad@1.3.0", "--registry", f"{url}/"],
+            {"BUN_INSTALL_CACHE_DIR": str(home / ".bun-cache")})
+
+
+def setup_uv(work, home, url):
+    return ([*tool_bin("uv"), "pip", "install", "--target", str(work / "site"), "--index-url", f"{url}/simple/",
+             "six==1.16.0"],
+            {"UV_HTTP_TIMEOUT": "10", "UV_HTTP_RETRIES": "1", "UV_CACHE_DIR": str(home / ".uv-cache"),
+             "UV_NO_PROGRESS": "1"})
 
 
 def setup_cargo(work, home, url):
@@ -328,26 +382,29 @@ def setup_apt(work, home, url):
     return argv + ["update"], {}
 
 
-# tool: (set-up, version command, the registry's name)
+# tool: (set-up, version arguments, the registry's name)
 TOOLS = {
-    "npm": (setup_npm, ["npm", "--version"], "registry.npmjs.org"),
+    "npm": (setup_npm, ["--version"], "registry.npmjs.org"),
     # yarn 1 moves http://registry.yarnpkg.com and registry.npmjs.org to https:
     # a mirror's name keeps the plain-http registry
-    "yarn": (setup_yarn, [str(node_tool("yarn")), "--version"], "registry.npmmirror.com"),
-    "pnpm": (setup_pnpm, [str(node_tool("pnpm")), "--version"], "registry.npmjs.org"),
-    "pip": (setup_pip, [sys.executable, "-m", "pip", "--version"], "pypi.org"),
+    "yarn": (setup_yarn, ["--version"], "registry.npmmirror.com"),
+    "yarn4": (setup_yarn4, ["--version"], "registry.npmmirror.com"),
+    "pnpm": (setup_pnpm, ["--version"], "registry.npmjs.org"),
+    "bun": (setup_bun, ["--version"], "registry.npmjs.org"),
+    "pip": (setup_pip, ["--version"], "pypi.org"),
+    "uv": (setup_uv, ["--version"], "pypi.org"),
     # a mirror: cargo refuses a replacement whose URL is crates.io's own index
-    "cargo": (setup_cargo, ["cargo", "--version"], "rsproxy.cn"),
-    "go": (setup_go, ["go", "version"], "proxy.golang.org"),
-    "git": (setup_git, ["git", "--version"], "github.com"),
-    "curl": (setup_curl, ["curl", "--version"], "raw.githubusercontent.com"),
-    "maven": (setup_maven, ["mvn", "-B", "--version"], "repo.maven.apache.org"),
-    "apt": (setup_apt, ["apt-get", "--version"], "deb.debian.org"),
+    "cargo": (setup_cargo, ["--version"], "rsproxy.cn"),
+    "go": (setup_go, ["version"], "proxy.golang.org"),
+    "git": (setup_git, ["--version"], "github.com"),
+    "curl": (setup_curl, ["--version"], "raw.githubusercontent.com"),
+    "maven": (setup_maven, ["-B", "--version"], "repo.maven.apache.org"),
+    "apt": (setup_apt, ["--version"], "deb.debian.org"),
 }
 
 
 def tool_version(tool: str) -> str | None:
-    argv = TOOLS[tool][1]
+    argv = [*tool_bin(tool), *TOOLS[tool][1]]
     if shutil.which(argv[0]) is None and not Path(argv[0]).exists():
         return None
     proc = launch_guard(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -499,9 +556,21 @@ def table(binary: Path, root: Path = FIXTURES) -> str:
 
 
 def install() -> None:
+    """yarn 1 and pnpm 10 into the cache, the pinned tools the machine lacks,
+    and each `--at` release (outside any namespace: this needs the registries)."""
     TOOLCACHE.mkdir(parents=True, exist_ok=True)
     subprocess.run(["npm", "install", "--prefix", str(TOOLCACHE), "--no-audit", "--no-fund",
                     "yarn@1", "pnpm@10"], check=True)
+    for tool in sorted(set(PINNED) | set(AT)):
+        v = release(tool)
+        d = TOOLCACHE / f"{tool}@{v}"
+        if tool in NODE_PKG:
+            subprocess.run(["npm", "install", "--prefix", str(d), "--no-audit", "--no-fund",
+                            f"{NODE_PKG[tool][0]}@{v}"], check=True)
+        else:
+            subprocess.run([sys.executable, "-m", "venv", str(d)], check=True)
+            subprocess.run([str(d / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check",
+                            f"{PY_PKG[tool]}=={v}"], check=True)
 
 
 def main(argv=None) -> int:
@@ -517,7 +586,14 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="with --run: write into this directory, not testdata/tools/")
     ap.add_argument("--dest", help=argparse.SUPPRESS)
     ap.add_argument("--binary", default=str(REPO / "target" / "release" / "faultsift"))
+    ap.add_argument("--at", action="append", metavar="TOOL=VERSION",
+                    help="with --install or --run: this release of an npm package or of pip/uv (repeatable)")
     args = ap.parse_args(argv)
+    for item in args.at or []:
+        tool, _, version = item.partition("=")
+        if tool not in {*NODE_PKG, *PY_PKG} or not version:
+            ap.error(f"--at {item}: expected TOOL=VERSION with TOOL one of {', '.join(sorted({*NODE_PKG, *PY_PKG}))}")
+        AT[tool] = version
     if args.inner:
         return run_inner(args)
     if args.install:
@@ -537,6 +613,8 @@ def main(argv=None) -> int:
         rest += ["--tool", t]
     for s in args.scenario or []:
         rest += ["--scenario", s]
+    for item in args.at or []:
+        rest += ["--at", item]
     rest += ["--dest", str(Path(args.out).resolve() if args.out else FIXTURES)]
     cmd = ["unshare", "--net", "--mount", "--propagation", "private", "--",
            sys.executable, str(Path(__file__).resolve()), "--inner", *rest]
