@@ -56,6 +56,11 @@ TOOLCACHE = CACHE / "ci-tools"
 # Nothing leaves the namespace: `lo` is its only interface.
 ADDR = "104.16.1.34"
 DEAD_ADDR = "104.16.1.35"  # on `lo`, nothing listens: a refused connection
+# Not on `lo`, and the namespace has no route: the connect fails at once with
+# ENETUNREACH, as on a runner whose network is down.
+NOROUTE_ADDR = "151.101.0.35"
+# The corporate proxy of `proxy-down` (every tool told to use it), at DEAD_ADDR.
+PROXY = "http://proxy.corp.acme.com:3128"
 CAP_S = 120
 # The hosts file bind-mounted over /etc/hosts inside the namespace (its
 # content changes per run; the mount is private to the namespace).
@@ -71,7 +76,7 @@ STATUS = {
     "rate-limit": (429, "Too Many Requests"),
     "not-found": (404, "Not Found"),
 }
-SCENARIOS = [*STATUS, "reset", "hang", "refused", "dns", "tls"]
+SCENARIOS = [*STATUS, "reset", "hang", "refused", "dns", "tls", "unreachable", "truncated", "proxy-down"]
 CONTROLS = {"not-found"}
 
 # Words that show the fault reached the log at all (a capture without them is
@@ -89,6 +94,12 @@ FAULT_RE = {
     "refused": r"(?i)refused|ECONNREFUSED|couldn.t connect|failed to connect",
     "dns": r"(?i)resolv|ENOTFOUND|EAI_AGAIN|getaddrinfo|name or service|no such host|lookup|unknownhost|temporary failure",
     "tls": r"(?i)certificate|_CERT|\bSSL\b|\bTLS\b|x509|handshake|PKIX",
+    # (bun names an unreachable network `ConnectionRefused`)
+    "unreachable": r"(?i)unreachable|ENETUNREACH|EHOSTUNREACH|no route|os error 101|errno 101|connection failed"
+                   r"|couldn.t connect|failed to connect|connection ?refused",
+    "truncated": r"(?i)premature|unexpected end|\bEOF\b|incomplete|closed|reset|truncat|aborted|short read"
+                 r"|not enough bytes|content.length|end of (?:file|data|stream)|ended|body|partial",
+    "proxy-down": r"(?i)proxy|refused|ECONNREFUSED|tunnel|couldn.t connect|failed to connect|connection failed",
 }
 
 BODY = (
@@ -110,8 +121,8 @@ class Registry:
         self.requests: list[str] = []
         self.stop = threading.Event()
         self.socks = []
-        if scenario in ("refused", "dns"):
-            return  # nothing listens: the port is dead, the name unknown
+        if scenario in ("refused", "dns", "unreachable", "proxy-down"):
+            return  # nothing listens: the port is dead, the name unknown, no route, the proxy down
         port = 443 if scenario == "tls" else 80
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -157,6 +168,20 @@ class Registry:
                 return
             method, _, rest = head.partition(" ")
             path = rest.rsplit(" ", 1)[0]
+            if self.scenario == "truncated":
+                # a 200 whose body stops a third of the way: the connection
+                # closes before Content-Length is reached
+                self.requests.append(f"{method} {path} truncated")
+                # (an index page to pip and uv, which refuse other types before
+                # reading the body; a packument to the npm clients)
+                if "/simple/" in path:
+                    ctype, body = "text/html", b'<!DOCTYPE html>\n<html><body><h1>Links for six</h1>\n<a href="'
+                else:
+                    ctype = "application/json"
+                    body = b'{"name":"left-pad","versions":{"1.3.0":{"name":"left-pad","version":"1.3.0","dist":{"tarball":"'
+                conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\n"
+                             f"Content-Length: {len(body) * 3}\r\n\r\n".encode() + body)
+                return
             if self.scenario == "reset":
                 self.requests.append(f"{method} {path} reset")
                 conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -206,12 +231,25 @@ def base_url(tool: str, scenario: str) -> str:
 def hosts_file(scenario: str) -> str:
     """/etc/hosts for one run: the registries' names at the fake registry, at
     the address nothing listens on (`refused`), or absent (`dns`)."""
-    text = "127.0.0.1\tlocalhost\n"
+    text = f"127.0.0.1\tlocalhost\n{DEAD_ADDR}\t{PROXY.split('//')[1].split(':')[0]}\n"
     if scenario == "dns":
         return text
     names = sorted({spec[2] for spec in TOOLS.values()} | {"files.pythonhosted.org", "static.crates.io"})
-    addr = DEAD_ADDR if scenario == "refused" else ADDR
+    addr = {"refused": DEAD_ADDR, "unreachable": NOROUTE_ADDR}.get(scenario, ADDR)
     return text + "".join(f"{addr}\t{n}\n" for n in names)
+
+
+def proxy_env(tool: str, scenario: str) -> dict:
+    """`proxy-down`: every tool that reads the proxy from its environment is
+    told to use one that refuses (Maven and yarn 4 read their own files)."""
+    if scenario != "proxy-down":
+        return {}
+    env = {k: PROXY for k in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY")}
+    env.update({"npm_config_proxy": PROXY, "npm_config_https_proxy": PROXY, "CARGO_HTTP_PROXY": PROXY})
+    if tool == "yarn":
+        # yarn 1 reads YARN_<key>; yarn 4 rejects those names as its own settings
+        env.update({"YARN_PROXY": PROXY, "YARN_HTTPS_PROXY": PROXY})
+    return env
 
 
 # ---------------------------------------------------------------------------
@@ -231,6 +269,9 @@ def node_tool(name: str) -> Path:
 # machine has no copy of, each installed under TOOLCACHE/<tool>@<version>/:
 # the npm packages by `npm install --prefix`, pip and uv into a venv.
 AT: dict[str, str] = {}
+# The scenario of the run being set up (Maven's and yarn 4's proxy live in
+# their own files).
+SCENARIO = ""
 PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun")}
@@ -294,7 +335,8 @@ def setup_yarn4(work, home, url):
     _w(work / "package.json", '{"name": "ci-job", "version": "1.0.0", "private": true}\n')
     host = TOOLS["yarn4"][2]
     _w(work / ".yarnrc.yml", f'npmRegistryServer: "{url}"\nunsafeHttpWhitelist:\n  - "{host}"\n'
-       "enableTelemetry: false\nenableGlobalCache: false\nhttpRetry: 1\nhttpTimeout: 10000\n")
+       "enableTelemetry: false\nenableGlobalCache: false\nhttpRetry: 1\nhttpTimeout: 10000\n"
+       + (f'httpProxy: "{PROXY}"\nhttpsProxy: "{PROXY}"\n' if SCENARIO == "proxy-down" else ""))
     # CI=true makes berry's installs immutable; a job that adds a package turns it off
     return ([*tool_bin("yarn4"), "add", "left-pad@1.3.0"],
             {"YARN_ENABLE_IMMUTABLE_INSTALLS": "false", "YARN_ENABLE_PROGRESS_BARS": "false"})
@@ -356,8 +398,13 @@ def setup_maven(work, home, url):
   </dependencies>
 </project>
 """)
+    host = PROXY.split("//")[1].split(":")[0]
+    proxies = (f"""  <proxies>
+    <proxy><id>corp</id><active>true</active><protocol>http</protocol><host>{host}</host><port>3128</port></proxy>
+  </proxies>
+""" if SCENARIO == "proxy-down" else "")
     _w(work / "settings.xml", f"""<settings>
-  <mirrors>
+{proxies}  <mirrors>
     <mirror><id>ci-mirror</id><mirrorOf>*</mirrorOf><url>{url}/maven2</url></mirror>
   </mirrors>
 </settings>
@@ -435,6 +482,8 @@ def make_cert(d: Path) -> None:
 
 
 def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
+    global SCENARIO
+    SCENARIO = scenario
     work = root / "work"
     home = root / "home"
     for d in (work, home):
@@ -444,7 +493,7 @@ def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
     HOSTS.write_text(hosts_file(scenario))
     argv, extra = TOOLS[tool][0](work, home, url)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
-           "TERM": "dumb", "TMPDIR": str(home), "CI": "true", **extra}
+           "TERM": "dumb", "TMPDIR": str(home), "CI": "true", **extra, **proxy_env(tool, scenario)}
     reg = Registry(scenario, certdir)
     t0 = time.time()
     proc = launch_guard(argv, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

@@ -111,6 +111,7 @@ fn every_visible_fault_of_the_ci_tools_is_caught() {
     let mut per_tool: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut missed = Vec::new();
     let mut left_missed = Vec::new();
+    let mut member_rows = Vec::new();
     let faults: Vec<Capture> = manifest().into_iter().filter(|c| c.expect == "fault" && c.visible).collect();
     assert!(faults.len() >= 200, "visible faults: {}", faults.len());
     for c in &faults {
@@ -119,6 +120,12 @@ fn every_visible_fault_of_the_ci_tools_is_caught() {
         cell.1 += 1;
         if v.env_fault {
             cell.0 += 1;
+            // the evidence names the cause: not a member row of the error
+            // object npm dumps below its own line (`npm error   code: '…',`)
+            let ev = v.evidence.as_deref().unwrap_or_default();
+            if member_row(ev) {
+                member_rows.push(format!("{}: {ev}", c.path));
+            }
         } else if LEFT.iter().any(|(p, _)| *p == c.path) {
             left_missed.push(c.path.clone());
         } else {
@@ -129,6 +136,7 @@ fn every_visible_fault_of_the_ci_tools_is_caught() {
         eprintln!("{tool:<6} {caught}/{all}");
     }
     assert!(missed.is_empty(), "visible faults missed:\n{}", missed.join("\n"));
+    assert!(member_rows.is_empty(), "evidence on an error object's member row:\n{}", member_rows.join("\n"));
     let stale: Vec<&str> = LEFT.iter().map(|(p, _)| *p).filter(|p| !left_missed.iter().any(|m| m == p)).collect();
     assert!(stale.is_empty(), "listed as left but caught now (or gone): {stale:?}");
     let (caught, all) = per_tool.values().fold((0, 0), |(c, a), (caught, all)| (c + caught, a + all));
@@ -136,4 +144,17 @@ fn every_visible_fault_of_the_ci_tools_is_caught() {
     let sentence = format!("{caught} of {all} visible faults of the CI tools caught");
     let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(flat.contains(&sentence), "README.md should say {sentence:?}");
+}
+
+/// `npm error   code: 'ECONNREFUSED',`: a member of the error object npm
+/// prints below its own message, not the line that names the cause.
+fn member_row(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("npm error").or_else(|| line.strip_prefix("npm ERR!")) else {
+        return false;
+    };
+    rest.trim_start().split_once(": ").is_some_and(|(key, value)| {
+        !key.is_empty()
+            && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && value.starts_with(['\'', '{', '['])
+    })
 }
