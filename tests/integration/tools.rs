@@ -158,3 +158,33 @@ fn member_row(line: &str) -> bool {
             && value.starts_with(['\'', '{', '['])
     })
 }
+
+/// A job's log as the runner stores it stamps every row
+/// (`2026-12-05T23:05:31.0000031Z `), and `gh run view --log` puts the job
+/// and the step before the stamp, tab-separated: every capture reads the
+/// same under either.
+#[test]
+fn every_tool_capture_reads_the_same_under_the_runners_prefixes() {
+    let mut pipeline = None;
+    let mut changed = Vec::new();
+    let rows = manifest();
+    for c in &rows {
+        let bytes = std::fs::read(testdata(&format!("tools/{}", c.path))).unwrap();
+        let base = classify(&mut pipeline, c);
+        let text = String::from_utf8_lossy(&bytes);
+        for (name, lead) in [("actions", ""), ("gh run view", "build\tInstall dependencies\t")] {
+            let stamped: String = text
+                .lines()
+                .enumerate()
+                .map(|(i, l)| format!("{lead}2026-12-05T23:05:{:02}.{i:07}Z {l}\n", i % 60))
+                .collect();
+            let p = pipeline.get_or_insert_with(|| builtin_pipeline("ci", Some("failed")));
+            let v = p.classify_window(&c.path, window::from_bytes(stamped.as_bytes(), WindowSpec::default())).verdict;
+            if (v.action, v.env_fault) != (base.action, base.env_fault) {
+                changed.push(format!("{} ({name}): {:?} -> {:?} {:?}", c.path, base.action, v.action, v.evidence));
+            }
+        }
+    }
+    assert!(rows.len() >= 250);
+    assert!(changed.is_empty(), "captures that read otherwise when stamped:\n{}", changed.join("\n"));
+}
