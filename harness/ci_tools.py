@@ -290,7 +290,8 @@ def tool_bin(tool: str) -> list[str]:
         if v:
             return [str(TOOLCACHE / f"{tool}@{v}" / "node_modules" / ".bin" / name)]
         return ["npm"] if tool == "npm" else [str(node_tool(name))]
-    if tool == "pip":
+    if tool in ("pip", "pip-v"):
+        v = release("pip")
         py = str(TOOLCACHE / f"pip@{v}" / "bin" / "python") if v else sys.executable
         return [py, "-m", "pip"]
     if tool == "uv":
@@ -329,6 +330,13 @@ def setup_pip(work, home, url):
     return ([*tool_bin("pip"), "install", "--no-cache-dir", "--disable-pip-version-check",
              "--index-url", f"{url}/simple/", *trust, "--retries", "1", "--timeout", "10",
              "--target", str(work / "site"), "six==1.16.0"], {})
+
+
+def setup_pip_v(work, home, url):
+    # pip before 26 logs an index page's status only at its verbose level:
+    # the same install with `-v`, as a job that wants outages named runs it
+    argv, env = setup_pip(work, home, url)
+    return [*argv[:3], "-vv", *argv[3:]], env
 
 
 def setup_yarn4(work, home, url):
@@ -439,6 +447,7 @@ TOOLS = {
     "pnpm": (setup_pnpm, ["--version"], "registry.npmjs.org"),
     "bun": (setup_bun, ["--version"], "registry.npmjs.org"),
     "pip": (setup_pip, ["--version"], "pypi.org"),
+    "pip-v": (setup_pip_v, ["--version"], "pypi.org"),
     "uv": (setup_uv, ["--version"], "pypi.org"),
     # a mirror: cargo refuses a replacement whose URL is crates.io's own index
     "cargo": (setup_cargo, ["--version"], "rsproxy.cn"),

@@ -62,7 +62,9 @@ fn the_tool_manifest_names_every_capture_and_only_captures() {
         assert!(["fault", "charge"].contains(&c.expect.as_str()), "{}: expect {}", c.path, c.expect);
     }
     let tools: std::collections::BTreeSet<&str> = rows.iter().map(|c| c.tool.as_str()).collect();
-    for tool in ["npm", "yarn", "yarn4", "pnpm", "bun", "pip", "uv", "cargo", "go", "git", "curl", "maven", "apt"] {
+    for tool in
+        ["npm", "yarn", "yarn4", "pnpm", "bun", "pip", "pip-v", "uv", "cargo", "go", "git", "curl", "maven", "apt"]
+    {
         assert!(tools.contains(tool), "no captures of {tool}");
     }
     // every file on disk is a row
