@@ -28,6 +28,10 @@ Standard library only.
 from __future__ import annotations
 
 import argparse
+import base64
+import gzip
+import hashlib
+import io
 import json
 import os
 import re
@@ -36,6 +40,7 @@ import socket
 import ssl
 import struct
 import subprocess
+import tarfile
 import sys
 import tempfile
 import threading
@@ -76,7 +81,13 @@ STATUS = {
     "rate-limit": (429, "Too Many Requests"),
     "not-found": (404, "Not Found"),
 }
-SCENARIOS = [*STATUS, "reset", "hang", "refused", "dns", "tls", "unreachable", "truncated", "proxy-down"]
+SCENARIOS = [*STATUS, "reset", "hang", "refused", "dns", "tls", "unreachable", "truncated", "proxy-down",
+             "cut-tarball"]
+# `cut-tarball` is for the npm registry's clients only: a whole packument,
+# then the package's tarball cut in half inside a well-formed chunked answer
+# (what a proxy or CDN that loses its upstream mid-file delivers).
+NPM_ONLY = {"cut-tarball"}
+NPM_CLIENTS = {"npm", "yarn", "yarn4", "pnpm", "bun"}
 CONTROLS = {"not-found"}
 
 # Words that show the fault reached the log at all (a capture without them is
@@ -100,6 +111,8 @@ FAULT_RE = {
     "truncated": r"(?i)premature|unexpected end|\bEOF\b|incomplete|closed|reset|truncat|aborted|short read"
                  r"|not enough bytes|content.length|end of (?:file|data|stream)|ended|body|partial",
     "proxy-down": r"(?i)proxy|refused|ECONNREFUSED|tunnel|couldn.t connect|failed to connect|connection failed",
+    "cut-tarball": r"(?i)unexpected end|\bEOF\b|incomplete|integrity|checksum|sha512|shasum|corrupt|TAR_BAD_ARCHIVE"
+                   r"|Z_BUF_ERROR|zlib|invalid tar|gzip|truncat|premature|bad archive|tarball|extract",
 }
 
 BODY = (
@@ -113,6 +126,23 @@ BODY = (
 # the fake registry
 
 
+def make_tarball() -> bytes:
+    """left-pad 1.3.0 as a registry serves it: a gzipped tar under `package/`,
+    with enough incompressible bytes that half of it ends inside the deflate
+    stream."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, data in (("package/package.json", b'{"name": "left-pad", "version": "1.3.0", "main": "index.js"}\n'),
+                           ("package/index.js", b"module.exports = " + json.dumps(
+                               base64.b64encode(hashlib.sha512(b"left-pad").digest() * 400).decode()).encode() + b";\n")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mtime = 499162500
+            tar.addfile(info, io.BytesIO(data))
+    # a fixed gzip time: the same bytes (and integrity) on every run
+    return gzip.compress(buf.getvalue(), mtime=0)
+
+
 class Registry:
     """A threaded socket server: every request gets the scenario's fault."""
 
@@ -121,6 +151,8 @@ class Registry:
         self.requests: list[str] = []
         self.stop = threading.Event()
         self.socks = []
+        if scenario == "cut-tarball":
+            self.tgz = make_tarball()
         if scenario in ("refused", "dns", "unreachable", "proxy-down"):
             return  # nothing listens: the port is dead, the name unknown, no route, the proxy down
         port = 443 if scenario == "tls" else 80
@@ -145,6 +177,30 @@ class Registry:
                 continue
             threading.Thread(target=self.serve, args=(conn,), daemon=True).start()
 
+    def serve_cut_tarball(self, conn, method: str, path: str, head: str) -> None:
+        if path.endswith(".tgz"):
+            self.requests.append(f"{method} {path} cut")
+            half = self.tgz[: len(self.tgz) // 2]
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+                         b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                         + f"{len(half):x}\r\n".encode() + half + b"\r\n0\r\n\r\n")
+            return
+        self.requests.append(f"{method} {path} 200")
+        host = self.host or ADDR
+        tarball = f"http://{host}/left-pad/-/left-pad-1.3.0.tgz"
+        # (`time`: yarn 4 quarantines a version whose publication it cannot date)
+        doc = {"name": "left-pad", "dist-tags": {"latest": "1.3.0"},
+               "time": {"created": "2014-03-19T00:00:00.000Z", "modified": "2018-04-09T00:00:00.000Z",
+                        "1.3.0": "2018-04-09T00:00:00.000Z"},
+               "versions": {"1.3.0": {"name": "left-pad", "version": "1.3.0",
+                                      "dist": {"tarball": tarball,
+                                               "shasum": hashlib.sha1(self.tgz).hexdigest(),
+                                               "integrity": "sha512-" + base64.b64encode(
+                                                   hashlib.sha512(self.tgz).digest()).decode()}}}}
+        body = json.dumps(doc).encode()
+        conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+                     f"Connection: close\r\n\r\n".encode() + (b"" if method == "HEAD" else body))
+
     def read_head(self, conn) -> str:
         data = b""
         conn.settimeout(30)
@@ -153,7 +209,10 @@ class Registry:
             if not chunk:
                 break
             data += chunk
-        return data.split(b"\r\n", 1)[0].decode("latin-1", "replace")
+        text = data.decode("latin-1", "replace")
+        m = re.search(r"(?im)^host:[ \t]*([^\r\n:]+)", text)
+        self.host = m.group(1) if m else None
+        return text.split("\r\n", 1)[0]
 
     def serve(self, conn):
         try:
@@ -168,6 +227,9 @@ class Registry:
                 return
             method, _, rest = head.partition(" ")
             path = rest.rsplit(" ", 1)[0]
+            if self.scenario == "cut-tarball":
+                self.serve_cut_tarball(conn, method, path, head)
+                return
             if self.scenario == "truncated":
                 # a 200 whose body stops a third of the way: the connection
                 # closes before Content-Length is reached
@@ -552,6 +614,8 @@ def run_inner(args) -> int:
         meta_path = out / "runs.json"
         meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
         for scenario in args.scenario or SCENARIOS:
+            if scenario in NPM_ONLY and tool not in NPM_CLIENTS:
+                continue
             r = run_one(tool, scenario, root / "run", certdir)
             data = scrub(r["output"], root / "run")
             if len(data) > TAIL:
