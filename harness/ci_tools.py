@@ -177,7 +177,7 @@ class Registry:
                 continue
             threading.Thread(target=self.serve, args=(conn,), daemon=True).start()
 
-    def serve_cut_tarball(self, conn, method: str, path: str, head: str) -> None:
+    def serve_cut_tarball(self, conn, method: str, path: str, host: str | None) -> None:
         if path.endswith(".tgz"):
             self.requests.append(f"{method} {path} cut")
             half = self.tgz[: len(self.tgz) // 2]
@@ -186,7 +186,7 @@ class Registry:
                          + f"{len(half):x}\r\n".encode() + half + b"\r\n0\r\n\r\n")
             return
         self.requests.append(f"{method} {path} 200")
-        host = self.host or ADDR
+        host = host or ADDR
         tarball = f"http://{host}/left-pad/-/left-pad-1.3.0.tgz"
         # (`time`: yarn 4 quarantines a version whose publication it cannot date)
         doc = {"name": "left-pad", "dist-tags": {"latest": "1.3.0"},
@@ -201,7 +201,9 @@ class Registry:
         conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
                      f"Connection: close\r\n\r\n".encode() + (b"" if method == "HEAD" else body))
 
-    def read_head(self, conn) -> str:
+    def read_head(self, conn) -> tuple[str, str | None]:
+        """The request line and the Host header's name (per connection: the
+        threads share this object)."""
         data = b""
         conn.settimeout(30)
         while b"\r\n\r\n" not in data and len(data) < 65536:
@@ -211,8 +213,7 @@ class Registry:
             data += chunk
         text = data.decode("latin-1", "replace")
         m = re.search(r"(?im)^host:[ \t]*([^\r\n:]+)", text)
-        self.host = m.group(1) if m else None
-        return text.split("\r\n", 1)[0]
+        return text.split("\r\n", 1)[0], (m.group(1) if m else None)
 
     def serve(self, conn):
         try:
@@ -222,13 +223,13 @@ class Registry:
                 except (ssl.SSLError, OSError) as e:
                     self.requests.append(f"TLS handshake refused by the client ({type(e).__name__})")
                     return
-            head = self.read_head(conn)
+            head, host = self.read_head(conn)
             if not head:
                 return
             method, _, rest = head.partition(" ")
             path = rest.rsplit(" ", 1)[0]
             if self.scenario == "cut-tarball":
-                self.serve_cut_tarball(conn, method, path, head)
+                self.serve_cut_tarball(conn, method, path, host)
                 return
             if self.scenario == "truncated":
                 # a 200 whose body stops a third of the way: the connection

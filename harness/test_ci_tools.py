@@ -59,6 +59,25 @@ class Hosts(unittest.TestCase):
             self.assertFalse(re.search(r"\.(invalid|test|example|local|internal|localhost)$", n), n)
 
 
+class Scenarios(unittest.TestCase):
+    def test_the_tarball_is_the_same_every_run_and_its_half_is_cut(self):
+        import gzip
+        tgz = ci_tools.make_tarball()
+        self.assertEqual(tgz, ci_tools.make_tarball())
+        self.assertIn(b"package/package.json", gzip.decompress(tgz))
+        with self.assertRaises(EOFError):
+            gzip.decompress(tgz[: len(tgz) // 2])
+
+    def test_unreachable_and_proxy_down_names(self):
+        self.assertIn(f"{ci_tools.NOROUTE_ADDR}\tregistry.npmjs.org\n", ci_tools.hosts_file("unreachable"))
+        proxy_host = ci_tools.PROXY.split("//")[1].split(":")[0]
+        for scenario in ("proxy-down", "dns", "unavailable"):
+            self.assertIn(f"{ci_tools.DEAD_ADDR}\t{proxy_host}\n", ci_tools.hosts_file(scenario))
+        self.assertEqual(ci_tools.proxy_env("npm", "unavailable"), {})
+        self.assertNotIn("YARN_PROXY", ci_tools.proxy_env("yarn4", "proxy-down"))
+        self.assertEqual(ci_tools.proxy_env("yarn", "proxy-down")["YARN_PROXY"], ci_tools.PROXY)
+
+
 class Manifest(unittest.TestCase):
     def test_visible_and_expect_come_from_the_scenario(self):
         with tempfile.TemporaryDirectory() as d:
