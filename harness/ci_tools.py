@@ -103,7 +103,8 @@ FAULT_RE = {
     "reset": r"(?i)reset|ECONNRESET|closed|\bEOF\b|broken pipe|empty reply|disconnect|aborted|ended prematurely|recv failure|connection failed",
     "hang": r"(?i)time[sd]? ?out|timedout|ETIMEDOUT|deadline|too slow|connection failed",
     "refused": r"(?i)refused|ECONNREFUSED|couldn.t connect|failed to connect",
-    "dns": r"(?i)resolv|ENOTFOUND|EAI_AGAIN|getaddrinfo|name or service|no such host|lookup|unknownhost|temporary failure",
+    "dns": r"(?i)resolv|ENOTFOUND|EAI_AGAIN|getaddrinfo|name or service|no such host|lookup|unknownhost|temporary failure"
+           r"|could not reach host",
     "tls": r"(?i)certificate|_CERT|\bSSL\b|\bTLS\b|x509|handshake|PKIX",
     # (bun names an unreachable network `ConnectionRefused`)
     "unreachable": r"(?i)unreachable|ENETUNREACH|EHOSTUNREACH|no route|os error 101|errno 101|connection failed"
@@ -297,7 +298,10 @@ def hosts_file(scenario: str) -> str:
     text = f"127.0.0.1\tlocalhost\n{DEAD_ADDR}\t{PROXY.split('//')[1].split(':')[0]}\n"
     if scenario == "dns":
         return text
-    names = sorted({spec[2] for spec in TOOLS.values()} | {"files.pythonhosted.org", "static.crates.io"})
+    # (pip's files, cargo's downloads and Bundler's compact index live on
+    # names of their own)
+    names = sorted({spec[2] for spec in TOOLS.values()}
+                   | {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org"})
     addr = {"refused": DEAD_ADDR, "unreachable": NOROUTE_ADDR}.get(scenario, ADDR)
     return text + "".join(f"{addr}\t{n}\n" for n in names)
 
@@ -360,7 +364,7 @@ def tool_bin(tool: str) -> list[str]:
     if tool == "uv":
         return [str(TOOLCACHE / f"uv@{v}" / "bin" / "uv")]
     return {"cargo": ["cargo"], "go": ["go"], "git": ["git"], "curl": ["curl"], "maven": ["mvn"],
-            "apt": ["apt-get"]}[tool]
+            "apt": ["apt-get"], "gem": ["gem"], "bundler": ["bundle"]}[tool]
 
 
 def setup_npm(work, home, url):
@@ -424,6 +428,20 @@ def setup_uv(work, home, url):
              "six==1.16.0"],
             {"UV_HTTP_TIMEOUT": "10", "UV_HTTP_RETRIES": "1", "UV_CACHE_DIR": str(home / ".uv-cache"),
              "UV_NO_PROGRESS": "1"})
+
+
+def setup_gem(work, home, url):
+    return (["gem", "install", "rake", "-v", "13.0.6", "--clear-sources", "--source", f"{url}/",
+             "--install-dir", str(home / "gems"), "--no-document"],
+            {"GEM_HOME": str(home / "gems"), "GEM_SPEC_CACHE": str(home / ".gem" / "specs")})
+
+
+def setup_bundler(work, home, url):
+    _w(work / "Gemfile", f'source "{url}"\n\ngem "rake", "13.0.6"\n')
+    return (["bundle", "install"],
+            {"BUNDLE_PATH": str(home / "bundle"), "BUNDLE_RETRY": "1", "BUNDLE_TIMEOUT": "10",
+             "BUNDLE_USER_HOME": str(home / ".bundle"), "BUNDLE_APP_CONFIG": str(home / ".bundle"),
+             "GEM_HOME": str(home / "gems")})
 
 
 def setup_cargo(work, home, url):
@@ -519,6 +537,10 @@ TOOLS = {
     "curl": (setup_curl, ["--version"], "raw.githubusercontent.com"),
     "maven": (setup_maven, ["-B", "--version"], "repo.maven.apache.org"),
     "apt": (setup_apt, ["--version"], "deb.debian.org"),
+    # RubyGems and Bundler as Debian 12 packages them (ruby 3.1, gem 3.3,
+    # bundler 2.3)
+    "gem": (setup_gem, ["--version"], "rubygems.org"),
+    "bundler": (setup_bundler, ["--version"], "rubygems.org"),
 }
 
 
