@@ -364,7 +364,7 @@ def tool_bin(tool: str) -> list[str]:
     if tool == "uv":
         return [str(TOOLCACHE / f"uv@{v}" / "bin" / "uv")]
     return {"cargo": ["cargo"], "go": ["go"], "git": ["git"], "curl": ["curl"], "maven": ["mvn"],
-            "apt": ["apt-get"], "gem": ["gem"], "bundler": ["bundle"]}[tool]
+            "apt": ["apt-get"], "gem": ["gem"], "bundler": ["bundle"], "composer": ["composer"]}[tool]
 
 
 def setup_npm(work, home, url):
@@ -442,6 +442,18 @@ def setup_bundler(work, home, url):
             {"BUNDLE_PATH": str(home / "bundle"), "BUNDLE_RETRY": "1", "BUNDLE_TIMEOUT": "10",
              "BUNDLE_USER_HOME": str(home / ".bundle"), "BUNDLE_APP_CONFIG": str(home / ".bundle"),
              "GEM_HOME": str(home / "gems")})
+
+
+def setup_composer(work, home, url):
+    # the registry as the project's only repository (packagist.org off);
+    # plain http needs `secure-http` off
+    _w(work / "composer.json", json.dumps({
+        "name": "acme/ci-job", "require": {"psr/log": "3.0.0"},
+        "repositories": [{"type": "composer", "url": url}, {"packagist.org": False}],
+        "config": {"secure-http": False}}, indent=2) + "\n")
+    return (["composer", "install", "--no-interaction", "--no-progress"],
+            {"COMPOSER_HOME": str(home / ".composer"), "COMPOSER_CACHE_DIR": str(home / ".composer-cache"),
+             "COMPOSER_ALLOW_SUPERUSER": "1"})
 
 
 def setup_cargo(work, home, url):
@@ -541,6 +553,8 @@ TOOLS = {
     # bundler 2.3)
     "gem": (setup_gem, ["--version"], "rubygems.org"),
     "bundler": (setup_bundler, ["--version"], "rubygems.org"),
+    # Composer as Debian 12 packages it (2.5.5, PHP 8.2)
+    "composer": (setup_composer, ["--version"], "repo.packagist.org"),
 }
 
 
