@@ -49,7 +49,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from drive import CACHE, assert_loopback_only, launch_guard  # noqa: E402
+from drive import CACHE, assert_loopback_only, launch_guard, tail_at_line  # noqa: E402
 
 REPO = HERE.parent
 FIXTURES = REPO / "testdata" / "tools"
@@ -65,7 +65,8 @@ DEAD_ADDR = "104.16.1.35"  # on `lo`, nothing listens: a refused connection
 # ENETUNREACH, as on a runner whose network is down.
 NOROUTE_ADDR = "151.101.0.35"
 # The corporate proxy of `proxy-down` (every tool told to use it), at DEAD_ADDR.
-PROXY = "http://proxy.corp.acme.com:3128"
+PROXY_HOST, PROXY_PORT = "proxy.corp.acme.com", 3128
+PROXY = f"http://{PROXY_HOST}:{PROXY_PORT}"
 CAP_S = 120
 # The hosts file bind-mounted over /etc/hosts inside the namespace (its
 # content changes per run; the mount is private to the namespace).
@@ -151,7 +152,7 @@ class Registry:
         self.scenario = scenario
         self.requests: list[str] = []
         self.stop = threading.Event()
-        self.socks = []
+        self.sock = None
         if scenario == "cut-tarball":
             self.tgz = make_tarball()
         if scenario in ("refused", "dns", "unreachable", "proxy-down"):
@@ -162,7 +163,7 @@ class Registry:
         s.bind((ADDR, port))
         s.listen(64)
         s.settimeout(0.5)
-        self.socks.append(s)
+        self.sock = s
         self.ctx = None
         if scenario == "tls":
             self.ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -282,10 +283,9 @@ class Registry:
 
     def close(self):
         self.stop.set()
-        if self.socks:
+        if self.sock is not None:
             self.acceptor.join()
-        for s in self.socks:
-            s.close()
+            self.sock.close()
 
 
 def base_url(tool: str, scenario: str) -> str:
@@ -295,7 +295,7 @@ def base_url(tool: str, scenario: str) -> str:
 def hosts_file(scenario: str) -> str:
     """/etc/hosts for one run: the registries' names at the fake registry, at
     the address nothing listens on (`refused`), or absent (`dns`)."""
-    text = f"127.0.0.1\tlocalhost\n{DEAD_ADDR}\t{PROXY.split('//')[1].split(':')[0]}\n"
+    text = f"127.0.0.1\tlocalhost\n{DEAD_ADDR}\t{PROXY_HOST}\n"
     if scenario == "dns":
         return text
     # (pip's files, cargo's downloads and Bundler's compact index live on
@@ -336,9 +336,6 @@ def node_tool(name: str) -> Path:
 # machine has no copy of, each installed under TOOLCACHE/<tool>@<version>/:
 # the npm packages by `npm install --prefix`, pip and uv into a venv.
 AT: dict[str, str] = {}
-# The scenario of the run being set up (Maven's and yarn 4's proxy live in
-# their own files).
-SCENARIO = ""
 PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun")}
@@ -367,7 +364,7 @@ def tool_bin(tool: str) -> list[str]:
             "apt": ["apt-get"], "gem": ["gem"], "bundler": ["bundle"], "composer": ["composer"]}[tool]
 
 
-def setup_npm(work, home, url):
+def setup_npm(work, home, url, proxy=None):
     _w(work / "package.json", '{"name": "ci-job", "version": "1.0.0", "private": true}\n')
     return ([*tool_bin("npm"), "install", "--no-audit", "--no-fund", "--registry", f"{url}/", "left-pad@1.3.0"],
             {"npm_config_fetch_retries": "1", "npm_config_fetch_retry_mintimeout": "1000",
@@ -375,14 +372,14 @@ def setup_npm(work, home, url):
              "npm_config_update_notifier": "false", "npm_config_cache": str(home / ".npm")})
 
 
-def setup_yarn(work, home, url):
+def setup_yarn(work, home, url, proxy=None):
     _w(work / "package.json", '{"name": "ci-job", "version": "1.0.0", "private": true}\n')
     return ([*tool_bin("yarn"), "add", "left-pad@1.3.0", "--registry", f"{url}/",
              "--network-timeout", "10000", "--non-interactive", "--no-progress"],
             {"YARN_CACHE_FOLDER": str(home / ".yarn-cache")})
 
 
-def setup_pnpm(work, home, url):
+def setup_pnpm(work, home, url, proxy=None):
     _w(work / "package.json", '{"name": "ci-job", "version": "1.0.0", "private": true}\n')
     return ([*tool_bin("pnpm"), "add", "left-pad@1.3.0", f"--registry={url}/", "--fetch-retries=1",
              "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=2000", "--fetch-timeout=10000",
@@ -390,7 +387,7 @@ def setup_pnpm(work, home, url):
             {"CI": "true"})
 
 
-def setup_pip(work, home, url):
+def setup_pip(work, home, url, proxy=None):
     # pip ignores a plain-http index unless it is trusted (and a trusted
     # https index is not verified, so the TLS run does not trust it)
     trust = ["--trusted-host", "pypi.org"] if url.startswith("http:") else []
@@ -399,44 +396,44 @@ def setup_pip(work, home, url):
              "--target", str(work / "site"), "six==1.16.0"], {})
 
 
-def setup_pip_v(work, home, url):
+def setup_pip_v(work, home, url, proxy=None):
     # pip before 26 logs an index page's status only at its verbose level:
     # the same install with `-v`, as a job that wants outages named runs it
-    argv, env = setup_pip(work, home, url)
+    argv, env = setup_pip(work, home, url, proxy)
     return [*argv[:3], "-vv", *argv[3:]], env
 
 
-def setup_yarn4(work, home, url):
+def setup_yarn4(work, home, url, proxy=None):
     _w(work / "package.json", '{"name": "ci-job", "version": "1.0.0", "private": true}\n')
     host = TOOLS["yarn4"][2]
     _w(work / ".yarnrc.yml", f'npmRegistryServer: "{url}"\nunsafeHttpWhitelist:\n  - "{host}"\n'
        "enableTelemetry: false\nenableGlobalCache: false\nhttpRetry: 1\nhttpTimeout: 10000\n"
-       + (f'httpProxy: "{PROXY}"\nhttpsProxy: "{PROXY}"\n' if SCENARIO == "proxy-down" else ""))
+       + (f'httpProxy: "{proxy}"\nhttpsProxy: "{proxy}"\n' if proxy else ""))
     # CI=true makes berry's installs immutable; a job that adds a package turns it off
     return ([*tool_bin("yarn4"), "add", "left-pad@1.3.0"],
             {"YARN_ENABLE_IMMUTABLE_INSTALLS": "false", "YARN_ENABLE_PROGRESS_BARS": "false"})
 
 
-def setup_bun(work, home, url):
+def setup_bun(work, home, url, proxy=None):
     _w(work / "package.json", '{"name": "ci-job", "version": "1.0.0", "private": true}\n')
     return ([*tool_bin("bun"), "add", "left-pad@1.3.0", "--registry", f"{url}/"],
             {"BUN_INSTALL_CACHE_DIR": str(home / ".bun-cache")})
 
 
-def setup_uv(work, home, url):
+def setup_uv(work, home, url, proxy=None):
     return ([*tool_bin("uv"), "pip", "install", "--target", str(work / "site"), "--index-url", f"{url}/simple/",
              "six==1.16.0"],
             {"UV_HTTP_TIMEOUT": "10", "UV_HTTP_RETRIES": "1", "UV_CACHE_DIR": str(home / ".uv-cache"),
              "UV_NO_PROGRESS": "1"})
 
 
-def setup_gem(work, home, url):
+def setup_gem(work, home, url, proxy=None):
     return (["gem", "install", "rake", "-v", "13.0.6", "--clear-sources", "--source", f"{url}/",
              "--install-dir", str(home / "gems"), "--no-document"],
             {"GEM_HOME": str(home / "gems"), "GEM_SPEC_CACHE": str(home / ".gem" / "specs")})
 
 
-def setup_bundler(work, home, url):
+def setup_bundler(work, home, url, proxy=None):
     _w(work / "Gemfile", f'source "{url}"\n\ngem "rake", "13.0.6"\n')
     return (["bundle", "install"],
             {"BUNDLE_PATH": str(home / "bundle"), "BUNDLE_RETRY": "1", "BUNDLE_TIMEOUT": "10",
@@ -444,7 +441,7 @@ def setup_bundler(work, home, url):
              "GEM_HOME": str(home / "gems")})
 
 
-def setup_composer(work, home, url):
+def setup_composer(work, home, url, proxy=None):
     # the registry as the project's only repository (packagist.org off);
     # plain http needs `secure-http` off
     _w(work / "composer.json", json.dumps({
@@ -456,7 +453,7 @@ def setup_composer(work, home, url):
              "COMPOSER_ALLOW_SUPERUSER": "1"})
 
 
-def setup_cargo(work, home, url):
+def setup_cargo(work, home, url, proxy=None):
     _w(work / "Cargo.toml", '[package]\nname = "ci-job"\nversion = "0.1.0"\nedition = "2021"\n\n'
        '[dependencies]\nitoa = "1"\n')
     _w(work / "src" / "main.rs", "fn main() {}\n")
@@ -469,7 +466,7 @@ def setup_cargo(work, home, url):
              "CARGO_TERM_COLOR": "never"})
 
 
-def setup_go(work, home, url):
+def setup_go(work, home, url, proxy=None):
     _w(work / "go.mod", "module example.com/cijob\n\ngo 1.19\n\nrequire golang.org/x/text v0.3.8\n")
     _w(work / "main.go", 'package main\n\nimport _ "golang.org/x/text/language"\n\nfunc main() {}\n')
     return (["go", "mod", "download"],
@@ -477,17 +474,17 @@ def setup_go(work, home, url):
              "GOFLAGS": "-mod=mod"})
 
 
-def setup_git(work, home, url):
+def setup_git(work, home, url, proxy=None):
     return (["git", "-c", "http.lowSpeedLimit=1", "-c", "http.lowSpeedTime=10", "clone",
              f"{url}/acme/widgets.git"], {"GIT_TERMINAL_PROMPT": "0"})
 
 
-def setup_curl(work, home, url):
+def setup_curl(work, home, url, proxy=None):
     return (["curl", "-fsSL", "--max-time", "10", "-o", str(work / "install.sh"),
              f"{url}/acme/tool/main/install.sh"], {})
 
 
-def setup_maven(work, home, url):
+def setup_maven(work, home, url, proxy=None):
     _w(work / "pom.xml", """<?xml version="1.0" encoding="UTF-8"?>
 <project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
@@ -499,11 +496,10 @@ def setup_maven(work, home, url):
   </dependencies>
 </project>
 """)
-    host = PROXY.split("//")[1].split(":")[0]
     proxies = (f"""  <proxies>
-    <proxy><id>corp</id><active>true</active><protocol>http</protocol><host>{host}</host><port>3128</port></proxy>
+    <proxy><id>corp</id><active>true</active><protocol>http</protocol><host>{PROXY_HOST}</host><port>{PROXY_PORT}</port></proxy>
   </proxies>
-""" if SCENARIO == "proxy-down" else "")
+""" if proxy else "")
     _w(work / "settings.xml", f"""<settings>
 {proxies}  <mirrors>
     <mirror><id>ci-mirror</id><mirrorOf>*</mirrorOf><url>{url}/maven2</url></mirror>
@@ -515,7 +511,7 @@ def setup_maven(work, home, url):
             {"MAVEN_OPTS": "-Djava.net.preferIPv4Stack=true"})
 
 
-def setup_apt(work, home, url):
+def setup_apt(work, home, url, proxy=None):
     _w(work / "sources.list", f"deb {url}/debian bookworm main\n")
     (work / "lists" / "partial").mkdir(parents=True, exist_ok=True)
     (work / "cache" / "archives" / "partial").mkdir(parents=True, exist_ok=True)
@@ -590,8 +586,6 @@ def make_cert(d: Path) -> None:
 
 
 def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
-    global SCENARIO
-    SCENARIO = scenario
     work = root / "work"
     home = root / "home"
     for d in (work, home):
@@ -599,7 +593,9 @@ def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
         d.mkdir(parents=True)
     url = base_url(tool, scenario)
     HOSTS.write_text(hosts_file(scenario))
-    argv, extra = TOOLS[tool][0](work, home, url)
+    # (Maven and yarn 4 take the proxy from their own files; the others from
+    # the environment, proxy_env)
+    argv, extra = TOOLS[tool][0](work, home, url, PROXY if scenario == "proxy-down" else None)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
            "TERM": "dumb", "TMPDIR": str(home), "CI": "true", **extra, **proxy_env(tool, scenario)}
     reg = Registry(scenario, certdir)
@@ -655,9 +651,7 @@ def run_inner(args) -> int:
                 continue
             r = run_one(tool, scenario, root / "run", certdir)
             data = scrub(r["output"], root / "run")
-            if len(data) > TAIL:
-                cut = data[-TAIL:]
-                data = cut[cut.find(b"\n") + 1:]
+            data = tail_at_line(data, TAIL)
             (out / f"{scenario}.log").write_bytes(data)
             meta[scenario] = {"argv": [a.replace(str(root / "run"), "/tmp/ci-run") for a in r["argv"]],
                               "exit": r["exit"], "capped": r["capped"], "seconds": r["seconds"],

@@ -32,8 +32,8 @@ class Guard(unittest.TestCase):
         self.assertTrue(set(firsts) <= allowed, firsts)
         self.assertIn('run("openssl"', src)
 
-    def test_the_run_refuses_outside_a_namespace(self):
-        # the guard itself is drive.py's (tested there); here: this module
+    def test_the_guard_is_drives_own(self):
+        # the guard's refusals are tested in test_drive.py; here: this module
         # uses that very function, not a copy
         import drive
         self.assertIs(ci_tools.launch_guard, drive.launch_guard)
@@ -70,7 +70,7 @@ class Scenarios(unittest.TestCase):
 
     def test_unreachable_and_proxy_down_names(self):
         self.assertIn(f"{ci_tools.NOROUTE_ADDR}\tregistry.npmjs.org\n", ci_tools.hosts_file("unreachable"))
-        proxy_host = ci_tools.PROXY.split("//")[1].split(":")[0]
+        proxy_host = ci_tools.PROXY_HOST
         for scenario in ("proxy-down", "dns", "unavailable"):
             self.assertIn(f"{ci_tools.DEAD_ADDR}\t{proxy_host}\n", ci_tools.hosts_file(scenario))
         self.assertEqual(ci_tools.proxy_env("npm", "unavailable"), {})
