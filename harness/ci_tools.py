@@ -9,8 +9,8 @@
 The agent harness (`drive.py`) measures the agent profiles on what the agent
 CLIs print; this one measures `ci` on what the package managers and fetchers a
 CI job runs print when their registry fails: npm, yarn 1, pnpm, pip, cargo,
-go, git, curl, Maven and apt-get, each as installed on this machine (or in the
-cache), each pointed at one fake server on 127.0.0.1 that answers every
+go, git, curl, Maven, apt-get and Docker's daemon among them, each as
+installed on this machine (or in the cache, or with apt), each pointed at one fake server on 127.0.0.1 that answers every
 request with one fault (a 5xx or 429 status with a proxy's HTML body, a reset,
 no answer, a self-signed certificate), or at a port nothing listens on, or at
 a name that does not resolve. A `not-found` run (404) is the control: a
@@ -36,6 +36,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import ssl
 import struct
@@ -361,7 +362,8 @@ def tool_bin(tool: str) -> list[str]:
     if tool == "uv":
         return [str(TOOLCACHE / f"uv@{v}" / "bin" / "uv")]
     return {"cargo": ["cargo"], "go": ["go"], "git": ["git"], "curl": ["curl"], "maven": ["mvn"],
-            "apt": ["apt-get"], "gem": ["gem"], "bundler": ["bundle"], "composer": ["composer"]}[tool]
+            "apt": ["apt-get"], "gem": ["gem"], "bundler": ["bundle"], "composer": ["composer"],
+            "docker": ["dockerd"], "docker-build": ["dockerd"], "docker-login": ["dockerd"]}[tool]
 
 
 def setup_npm(work, home, url, proxy=None):
@@ -451,6 +453,51 @@ def setup_composer(work, home, url, proxy=None):
     return (["composer", "install", "--no-interaction", "--no-progress"],
             {"COMPOSER_HOME": str(home / ".composer"), "COMPOSER_CACHE_DIR": str(home / ".composer-cache"),
              "COMPOSER_ALLOW_SUPERUSER": "1"})
+
+
+def docker_job(work, home, url, command: str, client: str = "docker") -> tuple[list[str], dict]:
+    """A job's Docker step against a daemon of its own: Debian's dockerd
+    starts inside the namespace for this run (its state under `home`, no
+    bridge, no iptables), reads the proxy from its environment as a runner's
+    daemon does, and is stopped after `command`. Its log stays in `home`: a
+    job's log shows the client's lines only. The registry is `insecure`
+    (plain http after the https port refuses) except under `tls`, where the
+    daemon checks the chain. (Named with its scheme, `http://`, the daemon
+    strips it for its own pulls and BuildKit reads it as plain http.)"""
+    host = TOOLS["docker"][2]
+    sock = home / "d.sock"
+    config = {} if url.startswith("https:") else {"insecure-registries": [f"http://{host}"]}
+    _w(home / "daemon.json", json.dumps(config) + "\n")
+    _w(work / "job.sh", f"""dockerd --data-root {home}/data --exec-root {home}/exec --pidfile {home}/d.pid \\
+  -H unix://{sock} --bridge=none --iptables=false --ip6tables=false --storage-driver=vfs \\
+  --config-file {home}/daemon.json > {home}/dockerd.log 2>&1 &
+i=0
+until {client} version > /dev/null 2>&1; do
+  i=$((i + 1)); [ $i -gt 150 ] && {{ echo 'dockerd did not start' >&2; exit 99; }}; sleep 0.2
+done
+{command}
+rc=$?
+kill "$(cat {home}/d.pid)"; wait
+exit $rc
+""")
+    return (["sh", str(work / "job.sh")], {"DOCKER_HOST": f"unix://{sock}", "DOCKER_CONFIG": str(home / ".docker")})
+
+
+def setup_docker(work, home, url, proxy=None):
+    return docker_job(work, home, url, f"docker pull {TOOLS['docker'][2]}/acme/widgets:1.4")
+
+
+def setup_docker_build(work, home, url, proxy=None):
+    # BuildKit with plain progress, as a CI log shows a build; Debian's 20.10
+    # client drives BuildKit itself (the machine's newer client needs buildx)
+    _w(work / "Dockerfile", f"FROM {TOOLS['docker'][2]}/acme/widgets:1.4\nRUN true\n")
+    return docker_job(work, home, url, "DOCKER_BUILDKIT=1 /usr/bin/docker build --progress=plain -t ci-job .",
+                      client="/usr/bin/docker")
+
+
+def setup_docker_login(work, home, url, proxy=None):
+    return docker_job(work, home, url,
+                      f"echo s3cret | docker login {TOOLS['docker'][2]} -u ci-bot --password-stdin")
 
 
 def setup_cargo(work, home, url, proxy=None):
@@ -551,6 +598,11 @@ TOOLS = {
     "bundler": (setup_bundler, ["--version"], "rubygems.org"),
     # Composer as Debian 12 packages it (2.5.5, PHP 8.2)
     "composer": (setup_composer, ["--version"], "repo.packagist.org"),
+    # Debian 12's docker.io daemon (20.10), its version the daemon's; the
+    # client is the machine's
+    "docker": (setup_docker, ["--version"], "ghcr.io"),
+    "docker-build": (setup_docker_build, ["--version"], "ghcr.io"),
+    "docker-login": (setup_docker_login, ["--version"], "ghcr.io"),
 }
 
 
@@ -585,9 +637,20 @@ def make_cert(d: Path) -> None:
     (d / "cert.pem").write_text((d / "leaf.pem").read_text() + (d / "ca.pem").read_text())
 
 
+def unmount_under(root: Path) -> None:
+    """Mounts a killed daemon left under `root` (Docker's netns and shm
+    mounts), deepest first, so that the next run can remove the directory."""
+    prefix = str(root) + "/"
+    with open("/proc/self/mountinfo") as fh:
+        points = [line.split()[4] for line in fh]
+    for point in sorted((p for p in points if p.startswith(prefix)), key=len, reverse=True):
+        subprocess.run(["umount", "-l", point], capture_output=True)
+
+
 def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
     work = root / "work"
     home = root / "home"
+    unmount_under(root)
     for d in (work, home):
         shutil.rmtree(d, ignore_errors=True)
         d.mkdir(parents=True)
@@ -600,17 +663,33 @@ def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
            "TERM": "dumb", "TMPDIR": str(home), "CI": "true", **extra, **proxy_env(tool, scenario)}
     reg = Registry(scenario, certdir)
     t0 = time.time()
-    proc = launch_guard(argv, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    # (a session of its own: a capped run is killed with everything it
+    # started, Docker's daemon and its containerd among them)
+    proc = launch_guard(argv, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                        start_new_session=True)
     try:
         out, _ = proc.communicate(timeout=CAP_S)
         capped = False
     except subprocess.TimeoutExpired:
-        proc.kill()
+        os.killpg(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()
         capped = True
+    kill_session(proc.pid)
     reg.close()
     return {"argv": argv, "exit": proc.returncode, "capped": capped, "seconds": round(time.time() - t0, 1),
             "requests": reg.requests, "output": out}
+
+
+def kill_session(sid: int) -> None:
+    """Whatever the run left behind in its session (a daemon a tool started)."""
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            if os.getsid(int(d.name)) == sid:
+                os.kill(int(d.name), signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def scrub(data: bytes, root: Path) -> bytes:

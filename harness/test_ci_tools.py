@@ -24,11 +24,13 @@ class Guard(unittest.TestCase):
         self.assertNotIn("subprocess.Popen(", src)
         # the tools (and their version commands) start only through launch_guard
         self.assertEqual(src.count("launch_guard(argv"), 2)
-        # what subprocess.run starts: the namespace's own set-up, faultsift,
+        # what subprocess.run starts: the namespace's own set-up (and the
+        # unmounting of what a killed daemon left), faultsift,
         # and the install (npm, a venv and its pip), which runs outside the
         # namespace as drive.py's does and starts no tool
         firsts = re.findall(r"subprocess\.run\(\s*\[\s*([^,\]]+)", src)
-        allowed = {'"mount"', '"ip"', '"npm"', "str(binary)", "sys.executable", 'str(d / "bin" / "python")'}
+        allowed = {'"mount"', '"umount"', '"ip"', '"npm"', "str(binary)", "sys.executable",
+                   'str(d / "bin" / "python")'}
         self.assertTrue(set(firsts) <= allowed, firsts)
         self.assertIn('run("openssl"', src)
 
@@ -76,6 +78,25 @@ class Scenarios(unittest.TestCase):
         self.assertEqual(ci_tools.proxy_env("npm", "unavailable"), {})
         self.assertNotIn("YARN_PROXY", ci_tools.proxy_env("yarn4", "proxy-down"))
         self.assertEqual(ci_tools.proxy_env("yarn", "proxy-down")["YARN_PROXY"], ci_tools.PROXY)
+
+
+class Docker(unittest.TestCase):
+    def test_the_daemon_is_the_runs_own_and_checks_the_chain_under_tls(self):
+        with tempfile.TemporaryDirectory() as d:
+            work, home = Path(d) / "work", Path(d) / "home"
+            for tool in ("docker", "docker-build", "docker-login"):
+                for scenario in ("unavailable", "tls"):
+                    argv, env = ci_tools.TOOLS[tool][0](work, home, ci_tools.base_url(tool, scenario))
+                    job = (work / "job.sh").read_text()
+                    config = json.loads((home / "daemon.json").read_text())
+                    # the client talks to this run's daemon, which the job stops
+                    self.assertEqual(env["DOCKER_HOST"], f"unix://{home / 'd.sock'}")
+                    self.assertIn(f"-H {env['DOCKER_HOST']} ", job)
+                    self.assertIn(f'kill "$(cat {home}/d.pid)"', job)
+                    self.assertEqual(argv, ["sh", str(work / "job.sh")])
+                    # plain http but under `tls`, where nothing is insecure
+                    want = {} if scenario == "tls" else {"insecure-registries": ["http://ghcr.io"]}
+                    self.assertEqual(config, want, (tool, scenario))
 
 
 class Manifest(unittest.TestCase):
