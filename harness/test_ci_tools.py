@@ -84,7 +84,7 @@ class Docker(unittest.TestCase):
     def test_the_daemon_is_the_runs_own_and_checks_the_chain_under_tls(self):
         with tempfile.TemporaryDirectory() as d:
             work, home = Path(d) / "work", Path(d) / "home"
-            for tool in ("docker", "docker-build", "docker-login"):
+            for tool in ("docker", "docker-build", "docker-login", "docker-push"):
                 for scenario in ("unavailable", "tls"):
                     argv, env = ci_tools.TOOLS[tool][0](work, home, ci_tools.base_url(tool, scenario))
                     job = (work / "job.sh").read_text()
