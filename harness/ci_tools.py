@@ -100,7 +100,7 @@ FAULT_RE = {
     "server-error": r"\b500\b|Internal Server Error",
     "gateway-timeout": r"\b504\b|Gateway Time-?out",
     "rate-limit": r"\b429\b|Too Many Requests|(?i:rate.?limit)",
-    "not-found": r"\b404\b|(?i:not found|couldn.t find)",
+    "not-found": r"\b404\b|(?i:not found|couldn.t find)|FileNotFoundException",
     # (apt words a reset and a timeout alike: `Connection failed`)
     "reset": r"(?i)reset|ECONNRESET|closed|\bEOF\b|broken pipe|empty reply|disconnect|aborted|ended prematurely|recv failure|connection failed",
     "hang": r"(?i)time[sd]? ?out|timedout|ETIMEDOUT|deadline|too slow|connection failed",
@@ -364,7 +364,8 @@ def tool_bin(tool: str) -> list[str]:
     return {"cargo": ["cargo"], "go": ["go"], "git": ["git"], "curl": ["curl"], "maven": ["mvn"],
             "apt": ["apt-get"], "gem": ["gem"], "bundler": ["bundle"], "composer": ["composer"],
             "docker": ["dockerd"], "docker-build": ["dockerd"], "docker-login": ["dockerd"],
-            "docker-push": ["dockerd"]}[tool]
+            "docker-push": ["dockerd"], "gradle-wrapper": ["sh"], "mvnw": ["sh"],
+            "mvnw-v": ["sh"]}[tool]
 
 
 def setup_npm(work, home, url, proxy=None):
@@ -514,6 +515,60 @@ def setup_docker_login(work, home, url, proxy=None):
                       f"echo s3cret | docker login {TOOLS['docker'][2]} -u ci-bot --password-stdin")
 
 
+# The wrappers a project commits (`gradlew` with its jar, `mvnw`), which
+# download the build tool itself on a fresh runner: taken from a public
+# project's checkout into the cache (not into this repository; `--install`
+# cannot fetch them, the registries that carry them are not reachable here).
+WRAPPERS = {
+    "gradle-wrapper": {"version": "9.3.1", "dir": TOOLCACHE / "wrappers" / "gradle",
+                       "files": ["gradlew", "gradle/wrapper/gradle-wrapper.jar"],
+                       "from": "spring-guides/gs-rest-service complete/ @e9efc9d"},
+    "mvnw": {"version": "3.3.2", "dir": TOOLCACHE / "wrappers" / "maven", "files": ["mvnw"],
+             "from": "spring-guides/gs-rest-service complete/ @e9efc9d"},
+}
+WRAPPERS["mvnw-v"] = WRAPPERS["mvnw"]
+
+
+def copy_wrapper(tool: str, work: Path) -> None:
+    for f in WRAPPERS[tool]["files"]:
+        (work / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(WRAPPERS[tool]["dir"] / f, work / f)
+
+
+def setup_gradle_wrapper(work, home, url, proxy=None):
+    copy_wrapper("gradle-wrapper", work)
+    dist = f"{url}/distributions/gradle-9.3.1-bin.zip".replace(":", "\\:")
+    _w(work / "gradle" / "wrapper" / "gradle-wrapper.properties",
+       "distributionBase=GRADLE_USER_HOME\ndistributionPath=wrapper/dists\n"
+       f"distributionUrl={dist}\nnetworkTimeout=10000\nvalidateDistributionUrl=true\n"
+       "zipStoreBase=GRADLE_USER_HOME\nzipStorePath=wrapper/dists\n")
+    _w(work / "settings.gradle", 'rootProject.name = "ci-job"\n')
+    # (the JVM takes the proxy from its own properties, as a runner's
+    # gradle.properties or JAVA_TOOL_OPTIONS gives them)
+    opts = (f"-Dhttp.proxyHost={PROXY_HOST} -Dhttp.proxyPort={PROXY_PORT} "
+            f"-Dhttps.proxyHost={PROXY_HOST} -Dhttps.proxyPort={PROXY_PORT}") if proxy else ""
+    return (["sh", "./gradlew", "--no-daemon", "build"],
+            {"GRADLE_USER_HOME": str(home / ".gradle"), "JAVA_OPTS": "-Djava.net.preferIPv4Stack=true " + opts})
+
+
+def setup_mvnw(work, home, url, proxy=None):
+    copy_wrapper("mvnw", work)
+    _w(work / ".mvn" / "wrapper" / "maven-wrapper.properties",
+       "wrapperVersion=3.3.2\ndistributionType=only-script\n"
+       f"distributionUrl={url}/maven2/org/apache/maven/apache-maven/3.9.11/apache-maven-3.9.11-bin.zip\n")
+    _w(work / "pom.xml", '<project><modelVersion>4.0.0</modelVersion><groupId>com.example</groupId>'
+       '<artifactId>ci-job</artifactId><version>1.0.0</version></project>\n')
+    # (wget's retries and read timeout lowered, as the other tools' are)
+    _w(home / ".wgetrc", "tries = 2\ntimeout = 10\n")
+    return (["sh", "./mvnw", "-B", "compile"], {"MAVEN_USER_HOME": str(home / ".m2"), "WGETRC": str(home / ".wgetrc")})
+
+
+def setup_mvnw_v(work, home, url, proxy=None):
+    # MVNW_VERBOSE=true: wget and curl speak (the default quiets them)
+    argv, env = setup_mvnw(work, home, url, proxy)
+    return argv, {**env, "MVNW_VERBOSE": "true"}
+
+
 def setup_cargo(work, home, url, proxy=None):
     _w(work / "Cargo.toml", '[package]\nname = "ci-job"\nversion = "0.1.0"\nedition = "2021"\n\n'
        '[dependencies]\nitoa = "1"\n')
@@ -618,10 +673,17 @@ TOOLS = {
     "docker-build": (setup_docker_build, ["--version"], "ghcr.io"),
     "docker-login": (setup_docker_login, ["--version"], "ghcr.io"),
     "docker-push": (setup_docker_push, ["--version"], "ghcr.io"),
+    # the wrappers of a project's own (WRAPPERS), on a runner without the tool
+    "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
+    "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
+    "mvnw-v": (setup_mvnw_v, [], "repo.maven.apache.org"),
 }
 
 
 def tool_version(tool: str) -> str | None:
+    if tool in WRAPPERS:
+        w = WRAPPERS[tool]
+        return w["version"] if all((w["dir"] / f).exists() for f in w["files"]) else None
     argv = [*tool_bin(tool), *TOOLS[tool][1]]
     if shutil.which(argv[0]) is None and not Path(argv[0]).exists():
         return None

@@ -99,6 +99,38 @@ class Docker(unittest.TestCase):
                     self.assertEqual(config, want, (tool, scenario))
 
 
+class Wrappers(unittest.TestCase):
+    def test_a_wrapper_not_in_the_cache_is_skipped_and_one_in_it_is_set_up(self):
+        with tempfile.TemporaryDirectory() as d:
+            cache = Path(d) / "cache"
+            saved = {k: dict(v) for k, v in ci_tools.WRAPPERS.items()}
+            try:
+                for w in ci_tools.WRAPPERS.values():
+                    w["dir"] = cache
+                self.assertIsNone(ci_tools.tool_version("gradle-wrapper"))
+                for f in ("gradlew", "gradle/wrapper/gradle-wrapper.jar", "mvnw"):
+                    (cache / f).parent.mkdir(parents=True, exist_ok=True)
+                    (cache / f).write_text("#!/bin/sh\n")
+                self.assertEqual(ci_tools.tool_version("gradle-wrapper"), "9.3.1")
+                work, home = Path(d) / "work", Path(d) / "home"
+                url = ci_tools.base_url("gradle-wrapper", "unavailable")
+                argv, env = ci_tools.setup_gradle_wrapper(work, home, url)
+                props = (work / "gradle" / "wrapper" / "gradle-wrapper.properties").read_text()
+                # a properties file escapes the URL's colon
+                self.assertIn("distributionUrl=http\\://services.gradle.org/distributions/", props)
+                self.assertTrue((work / "gradlew").exists())
+                self.assertNotIn("proxyHost", env["JAVA_OPTS"])
+                _, env = ci_tools.setup_gradle_wrapper(work, home, url, ci_tools.PROXY)
+                self.assertIn(f"-Dhttps.proxyHost={ci_tools.PROXY_HOST}", env["JAVA_OPTS"])
+                _, quiet = ci_tools.setup_mvnw(work, home, ci_tools.base_url("mvnw", "unavailable"))
+                _, verbose = ci_tools.setup_mvnw_v(work, home, ci_tools.base_url("mvnw-v", "unavailable"))
+                self.assertNotIn("MVNW_VERBOSE", quiet)
+                self.assertEqual(verbose["MVNW_VERBOSE"], "true")
+            finally:
+                for k, v in saved.items():
+                    ci_tools.WRAPPERS[k].update(v)
+
+
 class Manifest(unittest.TestCase):
     def test_visible_and_expect_come_from_the_scenario(self):
         with tempfile.TemporaryDirectory() as d:
