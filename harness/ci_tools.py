@@ -149,7 +149,7 @@ def make_tarball() -> bytes:
 class Registry:
     """A threaded socket server: every request gets the scenario's fault."""
 
-    def __init__(self, scenario: str, certdir: Path):
+    def __init__(self, scenario: str, certdir: Path, https: bool = False):
         self.scenario = scenario
         self.requests: list[str] = []
         self.stop = threading.Event()
@@ -158,7 +158,9 @@ class Registry:
             self.tgz = make_tarball()
         if scenario in ("refused", "dns", "unreachable", "proxy-down"):
             return  # nothing listens: the port is dead, the name unknown, no route, the proxy down
-        port = 443 if scenario == "tls" else 80
+        # (a tool that speaks only https gets the registry's own chain, which
+        # its run trusts, but under `tls`)
+        port = 443 if scenario == "tls" or https else 80
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind((ADDR, port))
@@ -166,9 +168,10 @@ class Registry:
         s.settimeout(0.5)
         self.sock = s
         self.ctx = None
-        if scenario == "tls":
+        if port == 443:
             self.ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            self.ctx.load_cert_chain(certdir / "cert.pem", certdir / "key.pem")
+            chain = "" if scenario == "tls" else "trusted-"
+            self.ctx.load_cert_chain(certdir / f"{chain}cert.pem", certdir / f"{chain}key.pem")
         self.acceptor = threading.Thread(target=self.accept, args=(s,), daemon=True)
         self.acceptor.start()
 
@@ -289,8 +292,14 @@ class Registry:
             self.sock.close()
 
 
+# Tools that reach their registry over https only: the fake one serves them a
+# chain of its own, whose CA their run trusts (SSL_CERT_FILE), in every
+# scenario; under `tls` the proxy's chain, as for every tool.
+HTTPS_ONLY = {"terraform"}
+
+
 def base_url(tool: str, scenario: str) -> str:
-    return f"{'https' if scenario == 'tls' else 'http'}://{TOOLS[tool][2]}"
+    return f"{'https' if scenario == 'tls' or tool in HTTPS_ONLY else 'http'}://{TOOLS[tool][2]}"
 
 
 def hosts_file(scenario: str) -> str:
@@ -364,7 +373,7 @@ def tool_bin(tool: str) -> list[str]:
     return {"cargo": ["cargo"], "go": ["go"], "git": ["git"], "curl": ["curl"], "maven": ["mvn"],
             "apt": ["apt-get"], "gem": ["gem"], "bundler": ["bundle"], "composer": ["composer"],
             "docker": ["dockerd"], "docker-build": ["dockerd"], "docker-login": ["dockerd"],
-            "docker-push": ["dockerd"], "gradle-wrapper": ["sh"], "mvnw": ["sh"],
+            "docker-push": ["dockerd"], "gradle-wrapper": ["sh"], "mvnw": ["sh"], "terraform": ["terraform"],
             "mvnw-v": ["sh"]}[tool]
 
 
@@ -569,6 +578,17 @@ def setup_mvnw_v(work, home, url, proxy=None):
     return argv, {**env, "MVNW_VERBOSE": "true"}
 
 
+def setup_terraform(work, home, url, proxy=None):
+    # `terraform init` of a configuration that needs one provider from the
+    # public registry, as a job runs it (TF_IN_AUTOMATION, colours kept)
+    _w(work / "main.tf", 'terraform {\n  required_providers {\n    null = {\n      source  = "hashicorp/null"\n'
+       '      version = "3.2.2"\n    }\n  }\n}\n')
+    _w(home / ".terraformrc", "")
+    return (["terraform", "init", "-input=false"],
+            {"TF_IN_AUTOMATION": "1", "TF_CLI_CONFIG_FILE": str(home / ".terraformrc"),
+             "TF_REGISTRY_CLIENT_TIMEOUT": "10", "TF_REGISTRY_DISCOVERY_RETRY": "1"})
+
+
 def setup_cargo(work, home, url, proxy=None):
     _w(work / "Cargo.toml", '[package]\nname = "ci-job"\nversion = "0.1.0"\nedition = "2021"\n\n'
        '[dependencies]\nitoa = "1"\n')
@@ -673,6 +693,8 @@ TOOLS = {
     "docker-build": (setup_docker_build, ["--version"], "ghcr.io"),
     "docker-login": (setup_docker_login, ["--version"], "ghcr.io"),
     "docker-push": (setup_docker_push, ["--version"], "ghcr.io"),
+    # the machine's terraform (registry.terraform.io over https only)
+    "terraform": (setup_terraform, ["version"], "registry.terraform.io"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
@@ -712,6 +734,15 @@ def make_cert(d: Path) -> None:
     run("openssl", "x509", "-req", "-in", str(d / "leaf.csr"), "-CA", str(d / "ca.pem"), "-CAkey", str(d / "ca.key"),
         "-CAcreateserial", "-days", "2", "-extfile", str(d / "san.ext"), "-out", str(d / "leaf.pem"))
     (d / "cert.pem").write_text((d / "leaf.pem").read_text() + (d / "ca.pem").read_text())
+    # and the registry's own chain for HTTPS_ONLY's tools, under a CA their
+    # runs trust (`trusted-ca.pem`)
+    run("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=Registry Root CA",
+        "-keyout", str(d / "trusted-ca.key"), "-out", str(d / "trusted-ca.pem"))
+    run("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={names[0]}",
+        "-keyout", str(d / "trusted-key.pem"), "-out", str(d / "trusted-leaf.csr"))
+    run("openssl", "x509", "-req", "-in", str(d / "trusted-leaf.csr"), "-CA", str(d / "trusted-ca.pem"),
+        "-CAkey", str(d / "trusted-ca.key"), "-CAcreateserial", "-days", "2", "-extfile", str(d / "san.ext"),
+        "-out", str(d / "trusted-cert.pem"))
 
 
 def unmount_under(root: Path) -> None:
@@ -738,7 +769,9 @@ def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
     argv, extra = TOOLS[tool][0](work, home, url, PROXY if scenario == "proxy-down" else None)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
            "TERM": "dumb", "TMPDIR": str(home), "CI": "true", **extra, **proxy_env(tool, scenario)}
-    reg = Registry(scenario, certdir)
+    if tool in HTTPS_ONLY:
+        env["SSL_CERT_FILE"] = str(certdir / "trusted-ca.pem")
+    reg = Registry(scenario, certdir, https=tool in HTTPS_ONLY)
     t0 = time.time()
     # (a session of its own: a capped run is killed with everything it
     # started, Docker's daemon and its containerd among them)

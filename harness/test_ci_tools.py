@@ -99,6 +99,13 @@ class Docker(unittest.TestCase):
                     self.assertEqual(config, want, (tool, scenario))
 
 
+class HttpsOnly(unittest.TestCase):
+    def test_terraform_is_served_https_in_every_scenario(self):
+        for scenario in ("unavailable", "refused", "tls"):
+            self.assertTrue(ci_tools.base_url("terraform", scenario).startswith("https://"))
+        self.assertTrue(ci_tools.base_url("npm", "unavailable").startswith("http://"))
+
+
 class Wrappers(unittest.TestCase):
     def test_a_wrapper_not_in_the_cache_is_skipped_and_one_in_it_is_set_up(self):
         with tempfile.TemporaryDirectory() as d:

@@ -1,5 +1,7 @@
 //! The real CI tools' own output: npm, yarn 1 and 4, pnpm, bun, pip, uv,
-//! cargo, go, git, curl, Maven and apt-get (and older npm, pnpm and pip), run by `harness/ci_tools.py` against a registry
+//! cargo, go, git, curl, Maven, apt-get, RubyGems, Bundler, Composer,
+//! Docker, Terraform and the Gradle and Maven wrappers (and older npm, pnpm
+//! and pip), run by `harness/ci_tools.py` against a registry
 //! on loopback that fails on purpose, each log classified with `ci` as
 //! `classify` reads it, against what `testdata/tools/manifest.tsv` says the
 //! run was (`harness/README.md`, "The CI tools").
@@ -233,5 +235,83 @@ fn the_kind_of_a_caught_fault_is_the_registrys_fault() {
         right += usize::from(v.kind.as_deref() == Some(scenario_kind(&c.scenario)));
     }
     eprintln!("kind as the scenario's: {right}/{all}");
-    assert!(right >= 402, "kind as the scenario's in {right} of {all}");
+    assert!(right >= 412, "kind as the scenario's in {right} of {all}");
+}
+
+/// Terraform word-wraps its diagnostic itself (`│ ` rows of 78 columns), so
+/// where a cause's words fall depends on the provider's name: each captured
+/// paragraph, re-wrapped at 76 columns under names from three characters to
+/// forty-six, is still caught.
+#[test]
+fn a_terraform_cause_is_caught_wherever_its_wrap_falls() {
+    let names = [
+        "a/b",
+        "hashicorp/aws",
+        "integrations/github",
+        "cloudflare/cloudflare",
+        "hashicorp/google-beta",
+        "terraform-aws-modules/very-long-provider-name-x",
+    ];
+    let p = builtin_pipeline("ci", Some("failed"));
+    let mut tried = 0;
+    let mut missed = Vec::new();
+    for c in manifest().into_iter().filter(|c| c.tool == "terraform" && c.expect == "fault" && c.visible) {
+        let raw = std::fs::read_to_string(testdata(&format!("tools/{}", c.path))).unwrap();
+        let plain = strip_sgr(&raw);
+        let rows: Vec<&str> = plain.lines().collect();
+        let head = rows.iter().position(|r| r.starts_with("│ Could not retrieve")).expect("the query's paragraph");
+        let end = head + rows[head..].iter().position(|r| r.trim_end() == "│").expect("the paragraph's end");
+        let para = rows[head..end].iter().map(|r| r.trim_start_matches('│').trim()).collect::<Vec<_>>().join(" ");
+        for name in names {
+            let text = {
+                let wrapped = wrap(&para.replace("hashicorp/null", name), 76);
+                let mid = wrapped.iter().map(String::as_str);
+                rows[..head]
+                    .iter()
+                    .copied()
+                    .chain(mid)
+                    .chain(rows[end..].iter().copied())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            tried += 1;
+            let v = p.classify_window(&c.path, window::from_bytes(text.as_bytes(), WindowSpec::default())).verdict;
+            if !v.env_fault {
+                missed.push(format!("{} under {name}:\n{text}", c.path));
+            }
+        }
+    }
+    assert_eq!(tried, 13 * names.len());
+    assert!(missed.is_empty(), "re-wrapped Terraform causes missed:\n{}", missed.join("\n\n"));
+}
+
+/// `text` in `│ ` rows of at most `width` columns, broken at blanks.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut rows = vec![String::new()];
+    for word in text.split(' ') {
+        let row = rows.last_mut().unwrap();
+        if !row.is_empty() && row.chars().count() + 1 + word.chars().count() > width {
+            rows.push(word.to_string());
+        } else {
+            if !row.is_empty() {
+                row.push(' ');
+            }
+            row.push_str(word);
+        }
+    }
+    rows.into_iter().map(|r| format!("│ {r}")).collect()
+}
+
+/// `text` without its SGR (colour) sequences.
+fn strip_sgr(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("\x1b[") {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i + 2..];
+        let end = tail.find('m').map_or(tail.len(), |e| e + 1);
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
 }
