@@ -346,10 +346,10 @@ def node_tool(name: str) -> Path:
 # machine has no copy of, each installed under TOOLCACHE/<tool>@<version>/:
 # the npm packages by `npm install --prefix`, pip and uv into a venv.
 AT: dict[str, str] = {}
-PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9"}
+PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun")}
-PY_PKG = {"pip": "pip", "uv": "uv"}
+PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry"}
 
 
 def release(tool: str) -> str | None:
@@ -368,8 +368,8 @@ def tool_bin(tool: str) -> list[str]:
         v = release("pip")
         py = str(TOOLCACHE / f"pip@{v}" / "bin" / "python") if v else sys.executable
         return [py, "-m", "pip"]
-    if tool == "uv":
-        return [str(TOOLCACHE / f"uv@{v}" / "bin" / "uv")]
+    if tool in ("uv", "poetry"):
+        return [str(TOOLCACHE / f"{tool}@{v}" / "bin" / tool)]
     return {"cargo": ["cargo"], "go": ["go"], "git": ["git"], "curl": ["curl"], "maven": ["mvn"],
             "apt": ["apt-get"], "gem": ["gem"], "bundler": ["bundle"], "composer": ["composer"],
             "docker": ["dockerd"], "docker-build": ["dockerd"], "docker-login": ["dockerd"],
@@ -438,6 +438,17 @@ def setup_uv(work, home, url, proxy=None):
              "six==1.16.0"],
             {"UV_HTTP_TIMEOUT": "10", "UV_HTTP_RETRIES": "1", "UV_CACHE_DIR": str(home / ".uv-cache"),
              "UV_NO_PROGRESS": "1"})
+
+
+def setup_poetry(work, home, url, proxy=None):
+    # the registry as the project's primary source (PyPI then unused), as a
+    # project behind a mirror declares it
+    _w(work / "pyproject.toml", '[project]\nname = "ci-job"\nversion = "0.1.0"\nrequires-python = ">=3.9"\n'
+       'dependencies = ["six==1.16.0"]\n\n[tool.poetry]\npackage-mode = false\n\n'
+       f'[[tool.poetry.source]]\nname = "mirror"\nurl = "{url}/simple/"\npriority = "primary"\n')
+    return ([*tool_bin("poetry"), "install", "--no-root", "--no-interaction"],
+            {"POETRY_CACHE_DIR": str(home / ".poetry-cache"), "POETRY_VIRTUALENVS_IN_PROJECT": "true",
+             "POETRY_REQUESTS_TIMEOUT": "10", "POETRY_CONFIG_DIR": str(home / ".poetry")})
 
 
 def setup_gem(work, home, url, proxy=None):
@@ -674,6 +685,7 @@ TOOLS = {
     "pip": (setup_pip, ["--version"], "pypi.org"),
     "pip-v": (setup_pip_v, ["--version"], "pypi.org"),
     "uv": (setup_uv, ["--version"], "pypi.org"),
+    "poetry": (setup_poetry, ["--version"], "pypi.org"),
     # a mirror: cargo refuses a replacement whose URL is crates.io's own index
     "cargo": (setup_cargo, ["--version"], "rsproxy.cn"),
     "go": (setup_go, ["version"], "proxy.golang.org"),
