@@ -374,6 +374,7 @@ def tool_bin(tool: str) -> list[str]:
             "apt": ["apt-get"], "gem": ["gem"], "bundler": ["bundle"], "composer": ["composer"],
             "docker": ["dockerd"], "docker-build": ["dockerd"], "docker-login": ["dockerd"],
             "docker-push": ["dockerd"], "gradle-wrapper": ["sh"], "mvnw": ["sh"], "terraform": ["terraform"],
+            "corepack": ["corepack"],
             "mvnw-v": ["sh"]}[tool]
 
 
@@ -449,6 +450,16 @@ def setup_poetry(work, home, url, proxy=None):
     return ([*tool_bin("poetry"), "install", "--no-root", "--no-interaction"],
             {"POETRY_CACHE_DIR": str(home / ".poetry-cache"), "POETRY_VIRTUALENVS_IN_PROJECT": "true",
              "POETRY_REQUESTS_TIMEOUT": "10", "POETRY_CONFIG_DIR": str(home / ".poetry")})
+
+
+def setup_corepack(work, home, url, proxy=None):
+    # the project pins its package manager (`packageManager`), which Node's
+    # corepack fetches from the registry on a fresh runner before it runs
+    _w(work / "package.json", '{"name": "ci-job", "version": "1.0.0", "private": true, '
+       '"packageManager": "pnpm@9.15.9"}\n')
+    return (["corepack", "pnpm", "--version"],
+            {"COREPACK_NPM_REGISTRY": url, "COREPACK_HOME": str(home / ".corepack"),
+             "COREPACK_ENABLE_DOWNLOAD_PROMPT": "0", "COREPACK_ENABLE_STRICT": "0"})
 
 
 def setup_gem(work, home, url, proxy=None):
@@ -686,6 +697,8 @@ TOOLS = {
     "pip-v": (setup_pip_v, ["--version"], "pypi.org"),
     "uv": (setup_uv, ["--version"], "pypi.org"),
     "poetry": (setup_poetry, ["--version"], "pypi.org"),
+    # Node's corepack, fetching the package manager a project pins
+    "corepack": (setup_corepack, ["--version"], "registry.npmjs.org"),
     # a mirror: cargo refuses a replacement whose URL is crates.io's own index
     "cargo": (setup_cargo, ["--version"], "rsproxy.cn"),
     "go": (setup_go, ["version"], "proxy.golang.org"),
