@@ -10,7 +10,8 @@ The agent harness (`drive.py`) measures the agent profiles on what the agent
 CLIs print; this one measures `ci` on what the package managers and fetchers a
 CI job runs print when their registry fails: npm, yarn 1, pnpm, pip, cargo,
 go, git, curl, Maven, apt-get and Docker's daemon among them, each as
-installed on this machine (or in the cache, or with apt), each pointed at one fake server on 127.0.0.1 that answers every
+installed on this machine (or in the cache, or with apt), each pointed at one
+fake server on loopback that answers every
 request with one fault (a 5xx or 429 status with a proxy's HTML body, a reset,
 no answer, a self-signed certificate), or at a port nothing listens on, or at
 a name that does not resolve. A `not-found` run (404) is the control: a
@@ -373,9 +374,7 @@ def tool_bin(tool: str) -> list[str]:
     return {"cargo": ["cargo"], "go": ["go"], "git": ["git"], "curl": ["curl"], "maven": ["mvn"],
             "apt": ["apt-get"], "gem": ["gem"], "bundler": ["bundle"], "composer": ["composer"],
             "docker": ["dockerd"], "docker-build": ["dockerd"], "docker-login": ["dockerd"],
-            "docker-push": ["dockerd"], "gradle-wrapper": ["sh"], "mvnw": ["sh"], "terraform": ["terraform"],
-            "corepack": ["corepack"],
-            "mvnw-v": ["sh"]}[tool]
+            "docker-push": ["dockerd"], "terraform": ["terraform"], "corepack": ["corepack"]}[tool]
 
 
 def setup_npm(work, home, url, proxy=None):
@@ -745,29 +744,31 @@ def tool_version(tool: str) -> str | None:
 
 
 def make_cert(d: Path) -> None:
-    """A leaf for every registry name, signed by a CA no tool trusts, served
-    with that CA: what a TLS-intercepting proxy on the runner's path shows
-    (`self-signed certificate in certificate chain`), not a job's own test
-    server's self-signed leaf."""
+    """Two chains for every registry name. `cert.pem`/`key.pem`: a leaf signed
+    by a CA no tool trusts, served with that CA: what a TLS-intercepting proxy
+    on the runner's path shows (`self-signed certificate in certificate
+    chain`), not a job's own test server's self-signed leaf. `trusted-*`: the
+    registry's own chain for HTTPS_ONLY's tools, whose runs trust its CA
+    (`trusted-ca.pem`)."""
     names = sorted({spec[2] for spec in TOOLS.values()})
-    run = lambda *a: subprocess.run(list(a), check=True, capture_output=True)  # noqa: E731
-    run("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=Proxy Root CA",
-        "-keyout", str(d / "ca.key"), "-out", str(d / "ca.pem"))
-    run("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={names[0]}",
-        "-keyout", str(d / "key.pem"), "-out", str(d / "leaf.csr"))
     (d / "san.ext").write_text("subjectAltName=" + ",".join(f"DNS:{n}" for n in names) + "\n")
-    run("openssl", "x509", "-req", "-in", str(d / "leaf.csr"), "-CA", str(d / "ca.pem"), "-CAkey", str(d / "ca.key"),
-        "-CAcreateserial", "-days", "2", "-extfile", str(d / "san.ext"), "-out", str(d / "leaf.pem"))
+    for prefix, ca_name in (("", "Proxy Root CA"), ("trusted-", "Registry Root CA")):
+        leaf_for(d, prefix, ca_name, names[0])
     (d / "cert.pem").write_text((d / "leaf.pem").read_text() + (d / "ca.pem").read_text())
-    # and the registry's own chain for HTTPS_ONLY's tools, under a CA their
-    # runs trust (`trusted-ca.pem`)
-    run("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=Registry Root CA",
-        "-keyout", str(d / "trusted-ca.key"), "-out", str(d / "trusted-ca.pem"))
-    run("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={names[0]}",
-        "-keyout", str(d / "trusted-key.pem"), "-out", str(d / "trusted-leaf.csr"))
-    run("openssl", "x509", "-req", "-in", str(d / "trusted-leaf.csr"), "-CA", str(d / "trusted-ca.pem"),
-        "-CAkey", str(d / "trusted-ca.key"), "-CAcreateserial", "-days", "2", "-extfile", str(d / "san.ext"),
-        "-out", str(d / "trusted-cert.pem"))
+    (d / "trusted-cert.pem").write_text((d / "trusted-leaf.pem").read_text())
+
+
+def leaf_for(d: Path, prefix: str, ca_name: str, cn: str) -> None:
+    """`{prefix}ca.pem` (a new CA) and `{prefix}leaf.pem`/`{prefix}key.pem`
+    (a leaf it signs for the names in `san.ext`)."""
+    run = lambda *a: subprocess.run(list(a), check=True, capture_output=True)  # noqa: E731
+    f = lambda name: str(d / f"{prefix}{name}")  # noqa: E731
+    run("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", f"/CN={ca_name}",
+        "-keyout", f("ca.key"), "-out", f("ca.pem"))
+    run("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={cn}", "-keyout", f("key.pem"),
+        "-out", f("leaf.csr"))
+    run("openssl", "x509", "-req", "-in", f("leaf.csr"), "-CA", f("ca.pem"), "-CAkey", f("ca.key"),
+        "-CAcreateserial", "-days", "2", "-extfile", str(d / "san.ext"), "-out", f("leaf.pem"))
 
 
 def unmount_under(root: Path) -> None:
