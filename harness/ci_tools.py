@@ -296,7 +296,7 @@ class Registry:
 # Tools that reach their registry over https only: the fake one serves them a
 # chain of its own, whose CA their run trusts (SSL_CERT_FILE), in every
 # scenario; under `tls` the proxy's chain, as for every tool.
-HTTPS_ONLY = {"terraform"}
+HTTPS_ONLY = {"terraform", "terraform-plain"}
 
 
 def base_url(tool: str, scenario: str) -> str:
@@ -374,7 +374,8 @@ def tool_bin(tool: str) -> list[str]:
     return {"cargo": ["cargo"], "go": ["go"], "git": ["git"], "curl": ["curl"], "maven": ["mvn"],
             "apt": ["apt-get"], "gem": ["gem"], "bundler": ["bundle"], "composer": ["composer"],
             "docker": ["dockerd"], "docker-build": ["dockerd"], "docker-login": ["dockerd"],
-            "docker-push": ["dockerd"], "terraform": ["terraform"], "corepack": ["corepack"]}[tool]
+            "docker-push": ["dockerd"], "terraform": ["terraform"],
+            "terraform-plain": ["terraform"], "corepack": ["corepack"]}[tool]
 
 
 def setup_npm(work, home, url, proxy=None):
@@ -610,6 +611,13 @@ def setup_terraform(work, home, url, proxy=None):
              "TF_REGISTRY_CLIENT_TIMEOUT": "10", "TF_REGISTRY_DISCOVERY_RETRY": "1"})
 
 
+def setup_terraform_plain(work, home, url, proxy=None):
+    # `-no-color`, as many pipelines run it: the diagnostic without its box,
+    # still word-wrapped
+    argv, env = setup_terraform(work, home, url, proxy)
+    return [*argv, "-no-color"], env
+
+
 def setup_cargo(work, home, url, proxy=None):
     _w(work / "Cargo.toml", '[package]\nname = "ci-job"\nversion = "0.1.0"\nedition = "2021"\n\n'
        '[dependencies]\nitoa = "1"\n')
@@ -719,6 +727,7 @@ TOOLS = {
     "docker-push": (setup_docker_push, ["--version"], "ghcr.io"),
     # the machine's terraform (registry.terraform.io over https only)
     "terraform": (setup_terraform, ["version"], "registry.terraform.io"),
+    "terraform-plain": (setup_terraform_plain, ["version"], "registry.terraform.io"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),

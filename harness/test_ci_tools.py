@@ -103,6 +103,7 @@ class HttpsOnly(unittest.TestCase):
     def test_terraform_is_served_https_in_every_scenario(self):
         for scenario in ("unavailable", "refused", "tls"):
             self.assertTrue(ci_tools.base_url("terraform", scenario).startswith("https://"))
+            self.assertTrue(ci_tools.base_url("terraform-plain", scenario).startswith("https://"))
         self.assertTrue(ci_tools.base_url("npm", "unavailable").startswith("http://"))
 
 
