@@ -371,11 +371,13 @@ def tool_bin(tool: str) -> list[str]:
         return [py, "-m", "pip"]
     if tool in ("uv", "poetry"):
         return [str(TOOLCACHE / f"{tool}@{v}" / "bin" / tool)]
-    return {"cargo": ["cargo"], "go": ["go"], "git": ["git"], "curl": ["curl"], "maven": ["mvn"],
-            "apt": ["apt-get"], "gem": ["gem"], "bundler": ["bundle"], "composer": ["composer"],
-            "docker": ["dockerd"], "docker-build": ["dockerd"], "docker-login": ["dockerd"],
-            "docker-push": ["dockerd"], "terraform": ["terraform"],
-            "terraform-plain": ["terraform"], "corepack": ["corepack"]}[tool]
+    return [COMMAND.get(tool, tool)]
+
+
+# The machine's command for a tool whose command is not its name (Docker's
+# runs report the daemon's version: its words are the daemon's)
+COMMAND = {"maven": "mvn", "apt": "apt-get", "bundler": "bundle", "terraform-plain": "terraform",
+           **dict.fromkeys(("docker", "docker-build", "docker-login", "docker-push"), "dockerd")}
 
 
 def setup_npm(work, home, url, proxy=None):
@@ -548,14 +550,13 @@ def setup_docker_login(work, home, url, proxy=None):
 
 # The wrappers a project commits (`gradlew` with its jar, `mvnw`), which
 # download the build tool itself on a fresh runner: taken from a public
-# project's checkout into the cache (not into this repository; `--install`
-# cannot fetch them, the registries that carry them are not reachable here).
+# project's checkout (spring-guides/gs-rest-service `complete/` @e9efc9d)
+# into the cache, not into this repository; `--install` cannot fetch them,
+# the registries that carry them are not reachable here.
 WRAPPERS = {
     "gradle-wrapper": {"version": "9.3.1", "dir": TOOLCACHE / "wrappers" / "gradle",
-                       "files": ["gradlew", "gradle/wrapper/gradle-wrapper.jar"],
-                       "from": "spring-guides/gs-rest-service complete/ @e9efc9d"},
-    "mvnw": {"version": "3.3.2", "dir": TOOLCACHE / "wrappers" / "maven", "files": ["mvnw"],
-             "from": "spring-guides/gs-rest-service complete/ @e9efc9d"},
+                       "files": ["gradlew", "gradle/wrapper/gradle-wrapper.jar"]},
+    "mvnw": {"version": "3.3.2", "dir": TOOLCACHE / "wrappers" / "maven", "files": ["mvnw"]},
 }
 WRAPPERS["mvnw-v"] = WRAPPERS["mvnw"]
 

@@ -70,19 +70,7 @@ fn word_wrap(line: &str, width: usize) -> String {
     let lead: String = line.chars().take_while(|c| *c == ' ' || *c == '\t' || glyphs.contains(c)).collect();
     let indent = " ".repeat(lead.chars().count());
     let text_width = width.saturating_sub(lead.chars().count()).max(10);
-    let mut rows: Vec<String> = vec![String::new()];
-    for word in line[lead.len()..].split(' ').filter(|w| !w.is_empty()) {
-        let row = rows.last_mut().unwrap();
-        let len = row.chars().count();
-        if len > 0 && len + 1 + word.chars().count() > text_width {
-            rows.push(word.to_string());
-        } else {
-            if len > 0 {
-                row.push(' ');
-            }
-            row.push_str(word);
-        }
-    }
+    let rows = crate::util::word_rows(&line[lead.len()..], text_width);
     rows.iter()
         .enumerate()
         .map(|(i, r)| format!("{}{r}", if i == 0 { &lead } else { &indent }))

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use faultsift::pipeline::window;
 use faultsift::{Pipeline, WindowSpec};
 
-use crate::util::{builtin_pipeline, root, testdata};
+use crate::util::{builtin_pipeline, root, testdata, word_rows};
 
 /// One row of the manifest.
 struct Capture {
@@ -162,13 +162,19 @@ fn every_visible_fault_of_the_ci_tools_is_caught() {
     }
     assert!(missed.is_empty(), "visible faults missed:\n{}", missed.join("\n"));
     assert!(member_rows.is_empty(), "evidence on an error object's member row:\n{}", member_rows.join("\n"));
-    let stale: Vec<&str> = LEFT.iter().map(|(p, _)| *p).filter(|p| !left_missed.iter().any(|m| m == p)).collect();
+    let stale = stale(LEFT, &left_missed);
     assert!(stale.is_empty(), "listed as left but caught now (or gone): {stale:?}");
     let (caught, all) = per_tool.values().fold((0, 0), |(c, a), (caught, all)| (c + caught, a + all));
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let sentence = format!("{caught} of {all} visible faults of the CI tools caught");
     let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(flat.contains(&sentence), "README.md should say {sentence:?}");
+}
+
+/// The entries of a list of what is left on purpose that no longer read
+/// otherwise (`seen` holds those that still do): a list that cannot go stale.
+fn stale<'a>(left: &[(&'a str, &str)], seen: &[impl AsRef<str>]) -> Vec<&'a str> {
+    left.iter().map(|(p, _)| *p).filter(|p| !seen.iter().any(|s| s.as_ref() == *p)).collect()
 }
 
 /// `npm error   code: 'ECONNREFUSED',`: a member of the error object npm
@@ -262,14 +268,15 @@ fn a_terraform_cause_is_caught_wherever_its_wrap_falls() {
     let mut missed = Vec::new();
     for c in manifest().into_iter().filter(|c| c.tool == "terraform" && c.expect == "fault" && c.visible) {
         let raw = std::fs::read_to_string(testdata(&format!("tools/{}", c.path))).unwrap();
-        let plain = strip_sgr(&raw);
+        let plain = strip_ansi_escapes::strip_str(&raw);
         let rows: Vec<&str> = plain.lines().collect();
         let head = rows.iter().position(|r| r.starts_with("│ Could not retrieve")).expect("the query's paragraph");
         let end = head + rows[head..].iter().position(|r| r.trim_end() == "│").expect("the paragraph's end");
         let para = rows[head..end].iter().map(|r| r.trim_start_matches('│').trim()).collect::<Vec<_>>().join(" ");
         for name in names {
             let text = {
-                let wrapped = wrap(&para.replace("hashicorp/null", name), 76);
+                let wrapped: Vec<String> =
+                    word_rows(&para.replace("hashicorp/null", name), 76).iter().map(|r| format!("│ {r}")).collect();
                 let mid = wrapped.iter().map(String::as_str);
                 rows[..head]
                     .iter()
@@ -288,37 +295,6 @@ fn a_terraform_cause_is_caught_wherever_its_wrap_falls() {
     }
     assert_eq!(tried, 13 * names.len());
     assert!(missed.is_empty(), "re-wrapped Terraform causes missed:\n{}", missed.join("\n\n"));
-}
-
-/// `text` in `│ ` rows of at most `width` columns, broken at blanks.
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut rows = vec![String::new()];
-    for word in text.split(' ') {
-        let row = rows.last_mut().unwrap();
-        if !row.is_empty() && row.chars().count() + 1 + word.chars().count() > width {
-            rows.push(word.to_string());
-        } else {
-            if !row.is_empty() {
-                row.push(' ');
-            }
-            row.push_str(word);
-        }
-    }
-    rows.into_iter().map(|r| format!("│ {r}")).collect()
-}
-
-/// `text` without its SGR (colour) sequences.
-fn strip_sgr(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(i) = rest.find("\x1b[") {
-        out.push_str(&rest[..i]);
-        let tail = &rest[i + 2..];
-        let end = tail.find('m').map_or(tail.len(), |e| e + 1);
-        rest = &tail[end..];
-    }
-    out.push_str(rest);
-    out
 }
 
 /// The review logs `ci` reads otherwise than `manifest.tsv` says, each with
@@ -375,6 +351,6 @@ fn the_forty_eighth_reviews_logs_read_as_judged() {
         }
     }
     assert!(wrong.is_empty(), "review logs read otherwise:\n{}", wrong.join("\n"));
-    let stale: Vec<&str> = REVIEW_LEFT.iter().map(|(f, _)| *f).filter(|f| !left.contains(f)).collect();
+    let stale = stale(REVIEW_LEFT, &left);
     assert!(stale.is_empty(), "listed as left but read as judged now: {stale:?}");
 }

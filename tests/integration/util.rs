@@ -153,3 +153,22 @@ pub fn thousands(n: usize) -> String {
     }
     out
 }
+
+/// `text`'s words in rows of at most `width` characters, filled greedily:
+/// how a program that word-wraps its own lines breaks them.
+pub fn word_rows(text: &str, width: usize) -> Vec<String> {
+    let mut rows = vec![String::new()];
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let row = rows.last_mut().unwrap();
+        let len = row.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            rows.push(word.to_string());
+        } else {
+            if len > 0 {
+                row.push(' ');
+            }
+            row.push_str(word);
+        }
+    }
+    rows
+}
