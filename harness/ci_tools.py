@@ -70,6 +70,8 @@ NOROUTE_ADDR = "151.101.0.35"
 PROXY_HOST, PROXY_PORT = "proxy.corp.acme.com", 3128
 PROXY = f"http://{PROXY_HOST}:{PROXY_PORT}"
 CAP_S = 120
+# The job's token as a runner hands it to an action (a fake; the log masks it)
+TOKEN = "ghs_" + "faultsiftHarnessFakeToken0123456789"[:36]
 # The hosts file bind-mounted over /etc/hosts inside the namespace (its
 # content changes per run; the mount is private to the namespace).
 HOSTS = Path(tempfile.gettempdir()) / f"ci-tools-hosts-{os.getpid()}"
@@ -92,6 +94,10 @@ SCENARIOS = [*STATUS, "reset", "hang", "refused", "dns", "tls", "unreachable", "
 NPM_ONLY = {"cut-tarball"}
 NPM_CLIENTS = {"npm", "yarn", "yarn4", "pnpm", "bun"}
 CONTROLS = {"not-found"}
+# Tools whose server the runner names (the cache's results service, from
+# ACTIONS_RESULTS_URL): a 404 there is the service's, no job's typo, so
+# their `not-found` run is a fault like the others
+RUNNER_SERVICES = {"cache", "cache-dl"}
 
 # Words that show the fault reached the log at all (a capture without them is
 # not `visible`: the tool hid the cause, and no profile can read it).
@@ -103,7 +109,9 @@ FAULT_RE = {
     "rate-limit": r"\b429\b|Too Many Requests|(?i:rate.?limit)",
     "not-found": r"\b404\b|(?i:not found|couldn.t find)|FileNotFoundException",
     # (apt words a reset and a timeout alike: `Connection failed`)
-    "reset": r"(?i)reset|ECONNRESET|closed|\bEOF\b|broken pipe|empty reply|disconnect|aborted|ended prematurely|recv failure|connection failed",
+    # (Node names a reset before any answer `socket hang up`)
+    "reset": r"(?i)reset|ECONNRESET|closed|\bEOF\b|broken pipe|empty reply|disconnect|aborted|ended prematurely|recv failure"
+             r"|connection failed|socket hang up",
     "hang": r"(?i)time[sd]? ?out|timedout|ETIMEDOUT|deadline|too slow|connection failed",
     "refused": r"(?i)refused|ECONNREFUSED|couldn.t connect|failed to connect",
     "dns": r"(?i)resolv|ENOTFOUND|EAI_AGAIN|getaddrinfo|name or service|no such host|lookup|unknownhost|temporary failure"
@@ -148,10 +156,13 @@ def make_tarball() -> bytes:
 
 
 class Registry:
-    """A threaded socket server: every request gets the scenario's fault."""
+    """A threaded socket server: every request gets the scenario's fault, but
+    a path of `ok` (its content type and body), which is answered whole: a
+    tool's index read, so that the fault falls on the download after it."""
 
-    def __init__(self, scenario: str, certdir: Path, https: bool = False):
+    def __init__(self, scenario: str, certdir: Path, https: bool = False, ok: dict | None = None):
         self.scenario = scenario
+        self.ok = ok or {}
         self.requests: list[str] = []
         self.stop = threading.Event()
         self.sock = None
@@ -235,6 +246,12 @@ class Registry:
                 return
             method, _, rest = head.partition(" ")
             path = rest.rsplit(" ", 1)[0]
+            if path in self.ok:
+                self.requests.append(f"{method} {path} 200")
+                ctype, body = self.ok[path]
+                conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\n"
+                             f"Connection: close\r\n\r\n".encode() + (b"" if method == "HEAD" else body))
+                return
             if self.scenario == "cut-tarball":
                 self.serve_cut_tarball(conn, method, path, host)
                 return
@@ -299,8 +316,13 @@ class Registry:
 HTTPS_ONLY = {"terraform", "terraform-plain"}
 
 
+def https_only(tool: str) -> bool:
+    # (GitHub's actions reach GitHub's and the vendors' names over https)
+    return tool in HTTPS_ONLY or tool in ACTIONS
+
+
 def base_url(tool: str, scenario: str) -> str:
-    return f"{'https' if scenario == 'tls' or tool in HTTPS_ONLY else 'http'}://{TOOLS[tool][2]}"
+    return f"{'https' if scenario == 'tls' or https_only(tool) else 'http'}://{TOOLS[tool][2]}"
 
 
 def hosts_file(scenario: str) -> str:
@@ -311,7 +333,7 @@ def hosts_file(scenario: str) -> str:
         return text
     # (pip's files, cargo's downloads and Bundler's compact index live on
     # names of their own)
-    names = sorted({spec[2] for spec in TOOLS.values()}
+    names = sorted({spec[2] for spec in TOOLS.values()} | ACTION_NAMES
                    | {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org"})
     addr = {"refused": DEAD_ADDR, "unreachable": NOROUTE_ADDR}.get(scenario, ADDR)
     return text + "".join(f"{addr}\t{n}\n" for n in names)
@@ -601,6 +623,124 @@ def setup_mvnw_v(work, home, url, proxy=None):
     return argv, {**env, "MVNW_VERBOSE": "true"}
 
 
+# GitHub's own actions, run as the Actions runner runs a node action: `node
+# <main>` with the step's inputs as `INPUT_<NAME>` and the runner's variables,
+# its output rewritten by `runner_log` as the runner logs it. Their bundles
+# (action.yml, package.json, dist/) are copied by hand from the actions'
+# public repositories at `commit` into TOOLCACHE/actions/<name>/ (`git
+# archive <commit> action.yml package.json dist`), not committed; the version
+# is the package's. GitHub's names (api.github.com, nodejs.org, the results
+# service) all point at the fake server, which speaks https only to them with
+# a chain their runs trust (NODE_EXTRA_CA_CERTS).
+ACTIONS = {
+    "setup-node": {"uses": "actions/setup-node@v7", "commit": "ae0d4ed08881f17d1511386f5be3e62356acd4a6",
+                   "main": "dist/setup/index.js",
+                   "with": [("node-version", "22.11.0"), ("check-latest", "false"), ("token", TOKEN),
+                            ("package-manager-cache", "true")]},
+    "setup-python": {"uses": "actions/setup-python@v7", "commit": "5fda3b95a4ea91299a34e894583c3862153e4b97",
+                     "main": "dist/setup/index.js",
+                     "with": [("python-version", "3.12.8"), ("check-latest", "false"), ("token", TOKEN),
+                              ("update-environment", "true"), ("allow-prereleases", "false"),
+                              ("freethreaded", "false")]},
+    # the cache's restore (its post step, the save, never runs after a
+    # failed job's restore in this harness)
+    "cache": {"uses": "actions/cache@v5", "commit": "27d5ce7f107fe9357f9df03efb73ab90386fccae",
+              "main": "dist/restore/index.js",
+              "with": [("path", "~/.npm"), ("key", "Linux-npm-6f1ed002ab5595859014ebf0951522d9"),
+                       ("restore-keys", "Linux-npm-"), ("enableCrossOsArchive", "false"),
+                       ("fail-on-cache-miss", "false"), ("lookup-only", "false")]},
+}
+# The same actions with their index answered, so that the fault falls on the
+# download after it (@actions/tool-cache's downloadTool for setup-node, the
+# cache's archive from blob storage after the results service named it)
+ACTIONS["setup-node-dl"] = {**ACTIONS["setup-node"], "dir": "setup-node", "ok": {
+    "/dist/index.json": ("application/json",
+                         b'[{"version":"v22.11.0","date":"2024-10-29","files":["linux-x64","src"],"lts":"Jod"}]')}}
+ACTIONS["cache-dl"] = {**ACTIONS["cache"], "dir": "cache", "ok": {
+    "/twirp/github.actions.results.api.v1.CacheService/GetCacheEntryDownloadURL": ("application/json", json.dumps({
+        "ok": True, "matched_key": "Linux-npm-6f1ed002ab5595859014ebf0951522d9",
+        "signed_download_url": "https://productionresultssa0.blob.core.windows.net/actions-cache/"
+                               "6f1ed002ab5595859014ebf0951522d9?sv=2019-12-12&se=2026-12-06T05%3A00%3A00Z&sr=b&sp=r&sig=kT2vX9qLw8mN4pR7sY1uZ3aB6cD0eF5gH8iJ2kL4mN0%3D",
+    }).encode())}}
+# The names GitHub's actions reach, beside the registry of TOOLS
+ACTION_NAMES = {"api.github.com", "github.com", "raw.githubusercontent.com", "objects.githubusercontent.com",
+                "nodejs.org", "results-receiver.actions.githubusercontent.com",
+                "productionresultssa0.blob.core.windows.net"}
+
+
+def action_dir(tool: str) -> Path:
+    return TOOLCACHE / "actions" / ACTIONS[tool].get("dir", tool)
+
+
+def setup_action(tool: str):
+    """The argv and environment the runner gives a node action's main step."""
+    def setup(work, home, url, proxy=None):
+        spec = ACTIONS[tool]
+        env = {f"INPUT_{k.upper()}": v for k, v in spec["with"]}
+        for name in ("temp", "tool-cache"):
+            (home / name).mkdir(parents=True, exist_ok=True)
+        files = {k: home / f"{k.lower()}.txt" for k in ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT",
+                                                         "GITHUB_STATE", "GITHUB_STEP_SUMMARY")}
+        for f in files.values():
+            f.touch()
+        env.update({k: str(f) for k, f in files.items()})
+        env.update({
+            "GITHUB_ACTIONS": "true", "RUNNER_OS": "Linux", "RUNNER_ARCH": "X64", "RUNNER_NAME": "GitHub Actions 2",
+            "RUNNER_TEMP": str(home / "temp"), "RUNNER_TOOL_CACHE": str(home / "tool-cache"),
+            "GITHUB_WORKSPACE": str(work), "GITHUB_SERVER_URL": "https://github.com",
+            "GITHUB_API_URL": "https://api.github.com", "GITHUB_REPOSITORY": "acme/app",
+            "GITHUB_REF": "refs/heads/main", "GITHUB_SHA": "0" * 40, "GITHUB_RUN_ID": "1",
+            "GITHUB_WORKFLOW": "ci", "GITHUB_JOB": "build",
+            "ACTIONS_RUNTIME_TOKEN": TOKEN, "ACTIONS_CACHE_SERVICE_V2": "True",
+            "ACTIONS_RESULTS_URL": "https://results-receiver.actions.githubusercontent.com/",
+        })
+        return ["node", str(action_dir(tool) / spec["main"])], env
+    return setup
+
+
+def _stamp(t: float) -> str:
+    # .NET's round-trip format ("O") of a UTC time, as the runner stamps each
+    # row of a step's log (actions/runner src/Runner.Common/Logging.cs)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1e7):07d}Z"
+
+
+def runner_log(tool: str, out: bytes, t0: float) -> bytes:
+    """A node action's output as the runner writes the step's log
+    (actions/runner @258d6c857): the `Run <uses>` group with the inputs
+    (Handler.cs PrintActionDetails), each row stamped, `::error::` and
+    `::warning::` as the `##[error]`/`##[warning]` tags of ExecutionContext's
+    AddIssue (the message unescaped: `%0A` becomes a new, unstamped row),
+    `::group::` as `##[group]`, `::debug::` and `::add-mask::` not shown
+    (step debug is off), the token masked."""
+    spec = ACTIONS[tool]
+    rows = [f"##[group]Run {spec['uses']}", "with:"]
+    rows += [f"  {k}: {v}" for k, v in spec["with"]]
+    rows.append("##[endgroup]")
+    tags = {"error": "##[error]", "warning": "##[warning]", "notice": "##[notice]", "group": "##[group]"}
+    masks = {TOKEN}
+    for line in out.decode("utf-8", "replace").splitlines():
+        m = re.match(r"::([a-z-]+)(?: [^:]*)?::(.*)$", line)
+        if not m:
+            rows.append(line)
+            continue
+        cmd, msg = m.groups()
+        msg = msg.replace("%0D", "\r").replace("%0A", "\n").replace("%25", "%")
+        if cmd == "add-mask":
+            masks.add(msg)
+        elif cmd == "endgroup":
+            rows.append("##[endgroup]")
+        elif cmd in tags:
+            rows.append(tags[cmd] + msg)
+    t = t0
+    text = ""
+    for row in rows:
+        for secret in masks:
+            row = row.replace(secret, "***")
+        text += f"{_stamp(t)} {row}\n"
+        t += 0.0123
+    return text.encode()
+
+
 def setup_terraform(work, home, url, proxy=None):
     # `terraform init` of a configuration that needs one provider from the
     # public registry, as a job runs it (TF_IN_AUTOMATION, colours kept)
@@ -733,10 +873,19 @@ TOOLS = {
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
     "mvnw-v": (setup_mvnw_v, [], "repo.maven.apache.org"),
+    # GitHub's own actions (ACTIONS), their step's log as the runner writes it
+    "setup-node": (setup_action("setup-node"), [], "nodejs.org"),
+    "setup-python": (setup_action("setup-python"), [], "api.github.com"),
+    "cache": (setup_action("cache"), [], "results-receiver.actions.githubusercontent.com"),
+    "setup-node-dl": (setup_action("setup-node-dl"), [], "nodejs.org"),
+    "cache-dl": (setup_action("cache-dl"), [], "productionresultssa0.blob.core.windows.net"),
 }
 
 
 def tool_version(tool: str) -> str | None:
+    if tool in ACTIONS:
+        pkg = action_dir(tool) / "package.json"
+        return json.loads(pkg.read_text())["version"] if (action_dir(tool) / ACTIONS[tool]["main"]).exists() else None
     if tool in WRAPPERS:
         w = WRAPPERS[tool]
         return w["version"] if all((w["dir"] / f).exists() for f in w["files"]) else None
@@ -760,7 +909,7 @@ def make_cert(d: Path) -> None:
     chain`), not a job's own test server's self-signed leaf. `trusted-*`: the
     registry's own chain for HTTPS_ONLY's tools, whose runs trust its CA
     (`trusted-ca.pem`)."""
-    names = sorted({spec[2] for spec in TOOLS.values()})
+    names = sorted({spec[2] for spec in TOOLS.values()} | ACTION_NAMES)
     (d / "san.ext").write_text("subjectAltName=" + ",".join(f"DNS:{n}" for n in names) + "\n")
     for prefix, ca_name in (("", "Proxy Root CA"), ("trusted-", "Registry Root CA")):
         leaf_for(d, prefix, ca_name, names[0])
@@ -805,9 +954,9 @@ def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
     argv, extra = TOOLS[tool][0](work, home, url, PROXY if scenario == "proxy-down" else None)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
            "TERM": "dumb", "TMPDIR": str(home), "CI": "true", **extra, **proxy_env(tool, scenario)}
-    if tool in HTTPS_ONLY:
-        env["SSL_CERT_FILE"] = str(certdir / "trusted-ca.pem")
-    reg = Registry(scenario, certdir, https=tool in HTTPS_ONLY)
+    if https_only(tool):
+        env["SSL_CERT_FILE"] = env["NODE_EXTRA_CA_CERTS"] = str(certdir / "trusted-ca.pem")
+    reg = Registry(scenario, certdir, https=https_only(tool), ok=ACTIONS.get(tool, {}).get("ok"))
     t0 = time.time()
     # (a session of its own: a capped run is killed with everything it
     # started, Docker's daemon and its containerd among them)
@@ -822,6 +971,8 @@ def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
         capped = True
     kill_session(proc.pid)
     reg.close()
+    if tool in ACTIONS:
+        out = runner_log(tool, out, t0)
     return {"argv": argv, "exit": proc.returncode, "capped": capped, "seconds": round(time.time() - t0, 1),
             "requests": reg.requests, "output": out}
 
@@ -902,8 +1053,12 @@ def write_manifest(root: Path = FIXTURES) -> Path:
         for f in sorted(d.glob("*.log")):
             scenario = f.stem
             text = f.read_text(errors="replace")
+            if tool in RUNNER_SERVICES:
+                # (the cache's own line for a miss, printed after any failed
+                # restore: not the fault's words)
+                text = re.sub(r"(?m)^.*Cache not found for input keys: .*$", "", text)
             visible = "yes" if re.search(FAULT_RE[scenario], text) else "no"
-            expect = "charge" if scenario in CONTROLS else "fault"
+            expect = "charge" if scenario in CONTROLS and tool not in RUNNER_SERVICES else "fault"
             m = meta.get(scenario, {})
             notes = f"exit {m.get('exit')}{' (capped)' if m.get('capped') else ''}; requests: {m.get('requests', '?')}"
             rows.append(f"{d.name}/{f.name}\t{tool}\t{version}\t{scenario}\t{expect}\t{visible}\t{notes}")

@@ -61,6 +61,50 @@ class Hosts(unittest.TestCase):
             self.assertFalse(re.search(r"\.(invalid|test|example|local|internal|localhost)$", n), n)
 
 
+class RunnerLog(unittest.TestCase):
+    """The step log `runner_log` writes from a node action's output."""
+
+    def rows(self, out: bytes) -> list[str]:
+        return ci_tools.runner_log("setup-node", out, 1_700_000_000.25).decode().split("\n")
+
+    def test_each_row_is_stamped_and_the_group_names_the_action_with_its_inputs(self):
+        rows = self.rows(b"Attempting to download 22.11.0...\n")
+        stamp = re.compile(r"^2023-11-14T22:13:[0-9]{2}\.[0-9]{7}Z ")
+        self.assertTrue(all(stamp.match(r) for r in rows[:-1]), rows)
+        self.assertEqual(rows[-1], "")
+        bodies = [stamp.sub("", r) for r in rows[:-1]]
+        self.assertEqual(bodies[0], "##[group]Run actions/setup-node@v7")
+        self.assertEqual(bodies[1], "with:")
+        self.assertIn("  node-version: 22.11.0", bodies)
+        self.assertEqual(bodies[-2:], ["##[endgroup]", "Attempting to download 22.11.0..."])
+
+    def test_workflow_commands_become_the_runners_tags(self):
+        out = (b"::debug::Getting manifest\n::add-mask::hunter2\nkey hunter2\n::group::Environment details\n"
+               b"::endgroup::\n::warning file=a.js,line=3::slow%25 down\n"
+               b"::error::<html>%0D%0A<head><title>503 Service Unavailable</title></head>\n")
+        text = "\n".join(self.rows(out))
+        self.assertNotIn("Getting manifest", text)
+        self.assertNotIn("hunter2", text)
+        self.assertIn("Z key ***\n", text)
+        self.assertNotIn("::", text)
+        self.assertRegex(text, r"Z ##\[group\]Environment details\n[^\n]*Z ##\[endgroup\]\n")
+        self.assertRegex(text, r"Z ##\[warning\]slow% down\n")
+        # the message's own line break: one stamp, the page's next row bare
+        self.assertRegex(text, r"Z ##\[error\]<html>\r\n<head><title>503 Service Unavailable</title></head>\n$")
+
+    def test_the_token_is_masked(self):
+        text = "\n".join(self.rows(f"Authorization: token {ci_tools.TOKEN}\n".encode()))
+        self.assertNotIn(ci_tools.TOKEN, text)
+        self.assertIn("  token: ***", text)
+        self.assertIn("Authorization: token ***", text)
+
+    def test_the_actions_names_resolve_to_the_fake_server(self):
+        ok = ci_tools.hosts_file("unavailable")
+        for n in ci_tools.ACTION_NAMES:
+            self.assertIn(f"{ci_tools.ADDR}\t{n}\n", ok)
+            self.assertNotIn(n, ci_tools.hosts_file("dns"))
+
+
 class Scenarios(unittest.TestCase):
     def test_the_tarball_is_the_same_every_run_and_its_half_is_cut(self):
         import gzip
