@@ -97,7 +97,12 @@ CONTROLS = {"not-found"}
 # Tools whose server the runner names (the cache's results service, from
 # ACTIONS_RESULTS_URL): a 404 there is the service's, no job's typo, so
 # their `not-found` run is a fault like the others
-RUNNER_SERVICES = {"cache", "cache-dl"}
+RUNNER_SERVICES = {"cache", "cache-dl", "cache-strict", "cache-dl-strict"}
+# Tools whose failure is a warning the job goes on past (the cache's
+# restore exits 0 and prints its miss row): every run of theirs is `charge`,
+# a job that fails later fails of its own; `-strict` (fail-on-cache-miss)
+# fails the step instead
+GOES_ON = {"cache", "cache-dl"}
 
 # Words that show the fault reached the log at all (a capture without them is
 # not `visible`: the tool hid the cause, and no profile can read it).
@@ -649,6 +654,28 @@ ACTIONS = {
               "with": [("path", "~/.npm"), ("key", "Linux-npm-6f1ed002ab5595859014ebf0951522d9"),
                        ("restore-keys", "Linux-npm-"), ("enableCrossOsArchive", "false"),
                        ("fail-on-cache-miss", "false"), ("lookup-only", "false")]},
+    "setup-go": {"uses": "actions/setup-go@v7", "commit": "fba3fb4ead8c8e09a06f1d32ae5436e5818eff15",
+                 "main": "dist/setup/index.js",
+                 "with": [("go-version", "1.23.4"), ("check-latest", "false"), ("token", TOKEN),
+                          ("cache", "true")]},
+    "setup-java": {"uses": "actions/setup-java@v6", "commit": "1dbac3c9e137b6d4d280bae1ae4e9902bb4ce1b9",
+                   "main": "dist/setup/index.js",
+                   "with": [("java-version", "21"), ("distribution", "temurin"), ("java-package", "jdk"),
+                            ("check-latest", "false"), ("force-download", "false"), ("set-default", "true"),
+                            ("verify-signature", "false"), ("server-id", "github"),
+                            ("mvn-repositories-include-central", "true"),
+                            ("mvn-repositories-prioritize-central", "true"), ("overwrite-settings", "true"),
+                            ("cache-read-only", "false"), ("job-status", "success"), ("token", TOKEN),
+                            ("show-download-progress", "false"), ("problem-matcher", "true")]},
+    # the job's own repository over https (git as the machine has it, the
+    # fake server's chain trusted through GIT_SSL_CAINFO)
+    "checkout": {"uses": "actions/checkout@v7", "commit": "f548e57e544e1ff5a4c46bf1e1b8685f8e4a348a",
+                 "main": "dist/index.js",
+                 "with": [("repository", "acme/app"), ("token", TOKEN), ("ssh-strict", "true"), ("ssh-user", "git"),
+                          ("persist-credentials", "true"), ("clean", "true"), ("sparse-checkout-cone-mode", "true"),
+                          ("fetch-depth", "1"), ("fetch-tags", "false"), ("show-progress", "true"),
+                          ("lfs", "false"), ("submodules", "false"), ("set-safe-directory", "true"),
+                          ("allow-unsafe-pr-checkout", "false")]},
 }
 # The same actions with their index answered, so that the fault falls on the
 # download after it (@actions/tool-cache's downloadTool for setup-node, the
@@ -662,10 +689,16 @@ ACTIONS["cache-dl"] = {**ACTIONS["cache"], "dir": "cache", "ok": {
         "signed_download_url": "https://productionresultssa0.blob.core.windows.net/actions-cache/"
                                "6f1ed002ab5595859014ebf0951522d9?sv=2019-12-12&se=2026-12-06T05%3A00%3A00Z&sr=b&sp=r&sig=kT2vX9qLw8mN4pR7sY1uZ3aB6cD0eF5gH8iJ2kL4mN0%3D",
     }).encode())}}
+# The cache's restore with `fail-on-cache-miss`, which fails the step on a
+# restore that did not happen, on either path
+for _name in ("cache", "cache-dl"):
+    ACTIONS[f"{_name}-strict"] = {**ACTIONS[_name], "dir": "cache", "with": [
+        (k, "true" if k == "fail-on-cache-miss" else v) for k, v in ACTIONS[_name]["with"]]}
 # The names GitHub's actions reach, beside the registry of TOOLS
 ACTION_NAMES = {"api.github.com", "github.com", "raw.githubusercontent.com", "objects.githubusercontent.com",
                 "nodejs.org", "results-receiver.actions.githubusercontent.com",
-                "productionresultssa0.blob.core.windows.net"}
+                "productionresultssa0.blob.core.windows.net", "go.dev", "golang.org", "dl.google.com",
+                "storage.googleapis.com", "api.adoptium.net"}
 
 
 def action_dir(tool: str) -> Path:
@@ -684,6 +717,9 @@ def setup_action(tool: str):
         for f in files.values():
             f.touch()
         env.update({k: str(f) for k, f in files.items()})
+        # (set in run_one once the run's chain exists; git reads its own variable)
+        env["GIT_SSL_CAINFO"] = ""
+        env["GITHUB_ACTOR"] = "octocat"
         env.update({
             "GITHUB_ACTIONS": "true", "RUNNER_OS": "Linux", "RUNNER_ARCH": "X64", "RUNNER_NAME": "GitHub Actions 2",
             "RUNNER_TEMP": str(home / "temp"), "RUNNER_TOOL_CACHE": str(home / "tool-cache"),
@@ -877,8 +913,13 @@ TOOLS = {
     "setup-node": (setup_action("setup-node"), [], "nodejs.org"),
     "setup-python": (setup_action("setup-python"), [], "api.github.com"),
     "cache": (setup_action("cache"), [], "results-receiver.actions.githubusercontent.com"),
+    "setup-go": (setup_action("setup-go"), [], "go.dev"),
+    "setup-java": (setup_action("setup-java"), [], "api.adoptium.net"),
+    "checkout": (setup_action("checkout"), [], "github.com"),
     "setup-node-dl": (setup_action("setup-node-dl"), [], "nodejs.org"),
     "cache-dl": (setup_action("cache-dl"), [], "productionresultssa0.blob.core.windows.net"),
+    "cache-strict": (setup_action("cache-strict"), [], "results-receiver.actions.githubusercontent.com"),
+    "cache-dl-strict": (setup_action("cache-dl-strict"), [], "productionresultssa0.blob.core.windows.net"),
 }
 
 
@@ -956,6 +997,8 @@ def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
            "TERM": "dumb", "TMPDIR": str(home), "CI": "true", **extra, **proxy_env(tool, scenario)}
     if https_only(tool):
         env["SSL_CERT_FILE"] = env["NODE_EXTRA_CA_CERTS"] = str(certdir / "trusted-ca.pem")
+        if "GIT_SSL_CAINFO" in env:
+            env["GIT_SSL_CAINFO"] = env["SSL_CERT_FILE"]
     reg = Registry(scenario, certdir, https=https_only(tool), ok=ACTIONS.get(tool, {}).get("ok"))
     t0 = time.time()
     # (a session of its own: a capped run is killed with everything it
@@ -1058,7 +1101,8 @@ def write_manifest(root: Path = FIXTURES) -> Path:
                 # restore: not the fault's words)
                 text = re.sub(r"(?m)^.*Cache not found for input keys: .*$", "", text)
             visible = "yes" if re.search(FAULT_RE[scenario], text) else "no"
-            expect = "charge" if scenario in CONTROLS and tool not in RUNNER_SERVICES else "fault"
+            expect = ("charge" if tool in GOES_ON or (scenario in CONTROLS and tool not in RUNNER_SERVICES)
+                      else "fault")
             m = meta.get(scenario, {})
             notes = f"exit {m.get('exit')}{' (capped)' if m.get('capped') else ''}; requests: {m.get('requests', '?')}"
             rows.append(f"{d.name}/{f.name}\t{tool}\t{version}\t{scenario}\t{expect}\t{visible}\t{notes}")
