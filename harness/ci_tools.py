@@ -71,7 +71,7 @@ PROXY_HOST, PROXY_PORT = "proxy.corp.acme.com", 3128
 PROXY = f"http://{PROXY_HOST}:{PROXY_PORT}"
 CAP_S = 120
 # The job's token as a runner hands it to an action (a fake; the log masks it)
-TOKEN = "ghs_" + "faultsiftHarnessFakeToken0123456789"[:36]
+TOKEN = "ghs_faultsiftHarnessFakeToken0123456789"
 # The hosts file bind-mounted over /etc/hosts inside the namespace (its
 # content changes per run; the mount is private to the namespace).
 HOSTS = Path(tempfile.gettempdir()) / f"ci-tools-hosts-{os.getpid()}"
@@ -636,29 +636,30 @@ def setup_mvnw_v(work, home, url, proxy=None):
 # archive <commit> action.yml package.json dist`), not committed; the version
 # is the package's. GitHub's names (api.github.com, nodejs.org, the results
 # service) all point at the fake server, which speaks https only to them with
-# a chain their runs trust (NODE_EXTRA_CA_CERTS).
+# a chain their runs trust (NODE_EXTRA_CA_CERTS); `host` is the name that
+# stands for the action in TOOLS.
 ACTIONS = {
-    "setup-node": {"uses": "actions/setup-node@v7", "commit": "ae0d4ed08881f17d1511386f5be3e62356acd4a6",
+    "setup-node": {"host": "nodejs.org", "uses": "actions/setup-node@v7", "commit": "ae0d4ed08881f17d1511386f5be3e62356acd4a6",
                    "main": "dist/setup/index.js",
                    "with": [("node-version", "22.11.0"), ("check-latest", "false"), ("token", TOKEN),
                             ("package-manager-cache", "true")]},
-    "setup-python": {"uses": "actions/setup-python@v7", "commit": "5fda3b95a4ea91299a34e894583c3862153e4b97",
+    "setup-python": {"host": "api.github.com", "uses": "actions/setup-python@v7", "commit": "5fda3b95a4ea91299a34e894583c3862153e4b97",
                      "main": "dist/setup/index.js",
                      "with": [("python-version", "3.12.8"), ("check-latest", "false"), ("token", TOKEN),
                               ("update-environment", "true"), ("allow-prereleases", "false"),
                               ("freethreaded", "false")]},
     # the cache's restore (its post step, the save, never runs after a
     # failed job's restore in this harness)
-    "cache": {"uses": "actions/cache@v5", "commit": "27d5ce7f107fe9357f9df03efb73ab90386fccae",
+    "cache": {"host": "results-receiver.actions.githubusercontent.com", "uses": "actions/cache@v5", "commit": "27d5ce7f107fe9357f9df03efb73ab90386fccae",
               "main": "dist/restore/index.js",
               "with": [("path", "~/.npm"), ("key", "Linux-npm-6f1ed002ab5595859014ebf0951522d9"),
                        ("restore-keys", "Linux-npm-"), ("enableCrossOsArchive", "false"),
                        ("fail-on-cache-miss", "false"), ("lookup-only", "false")]},
-    "setup-go": {"uses": "actions/setup-go@v7", "commit": "fba3fb4ead8c8e09a06f1d32ae5436e5818eff15",
+    "setup-go": {"host": "go.dev", "uses": "actions/setup-go@v7", "commit": "fba3fb4ead8c8e09a06f1d32ae5436e5818eff15",
                  "main": "dist/setup/index.js",
                  "with": [("go-version", "1.23.4"), ("check-latest", "false"), ("token", TOKEN),
                           ("cache", "true")]},
-    "setup-java": {"uses": "actions/setup-java@v6", "commit": "1dbac3c9e137b6d4d280bae1ae4e9902bb4ce1b9",
+    "setup-java": {"host": "api.adoptium.net", "uses": "actions/setup-java@v6", "commit": "1dbac3c9e137b6d4d280bae1ae4e9902bb4ce1b9",
                    "main": "dist/setup/index.js",
                    "with": [("java-version", "21"), ("distribution", "temurin"), ("java-package", "jdk"),
                             ("check-latest", "false"), ("force-download", "false"), ("set-default", "true"),
@@ -669,7 +670,7 @@ ACTIONS = {
                             ("show-download-progress", "false"), ("problem-matcher", "true")]},
     # the job's own repository over https (git as the machine has it, the
     # fake server's chain trusted through GIT_SSL_CAINFO)
-    "checkout": {"uses": "actions/checkout@v7", "commit": "f548e57e544e1ff5a4c46bf1e1b8685f8e4a348a",
+    "checkout": {"host": "github.com", "uses": "actions/checkout@v7", "commit": "f548e57e544e1ff5a4c46bf1e1b8685f8e4a348a",
                  "main": "dist/index.js",
                  "with": [("repository", "acme/app"), ("token", TOKEN), ("ssh-strict", "true"), ("ssh-user", "git"),
                           ("persist-credentials", "true"), ("clean", "true"), ("sparse-checkout-cone-mode", "true"),
@@ -683,7 +684,7 @@ ACTIONS = {
 ACTIONS["setup-node-dl"] = {**ACTIONS["setup-node"], "dir": "setup-node", "ok": {
     "/dist/index.json": ("application/json",
                          b'[{"version":"v22.11.0","date":"2024-10-29","files":["linux-x64","src"],"lts":"Jod"}]')}}
-ACTIONS["cache-dl"] = {**ACTIONS["cache"], "dir": "cache", "ok": {
+ACTIONS["cache-dl"] = {**ACTIONS["cache"], "dir": "cache", "host": "productionresultssa0.blob.core.windows.net", "ok": {
     "/twirp/github.actions.results.api.v1.CacheService/GetCacheEntryDownloadURL": ("application/json", json.dumps({
         "ok": True, "matched_key": "Linux-npm-6f1ed002ab5595859014ebf0951522d9",
         "signed_download_url": "https://productionresultssa0.blob.core.windows.net/actions-cache/"
@@ -717,16 +718,13 @@ def setup_action(tool: str):
         for f in files.values():
             f.touch()
         env.update({k: str(f) for k, f in files.items()})
-        # (set in run_one once the run's chain exists; git reads its own variable)
-        env["GIT_SSL_CAINFO"] = ""
-        env["GITHUB_ACTOR"] = "octocat"
         env.update({
             "GITHUB_ACTIONS": "true", "RUNNER_OS": "Linux", "RUNNER_ARCH": "X64", "RUNNER_NAME": "GitHub Actions 2",
             "RUNNER_TEMP": str(home / "temp"), "RUNNER_TOOL_CACHE": str(home / "tool-cache"),
             "GITHUB_WORKSPACE": str(work), "GITHUB_SERVER_URL": "https://github.com",
             "GITHUB_API_URL": "https://api.github.com", "GITHUB_REPOSITORY": "acme/app",
             "GITHUB_REF": "refs/heads/main", "GITHUB_SHA": "0" * 40, "GITHUB_RUN_ID": "1",
-            "GITHUB_WORKFLOW": "ci", "GITHUB_JOB": "build",
+            "GITHUB_WORKFLOW": "ci", "GITHUB_JOB": "build", "GITHUB_ACTOR": "octocat",
             "ACTIONS_RUNTIME_TOKEN": TOKEN, "ACTIONS_CACHE_SERVICE_V2": "True",
             "ACTIONS_RESULTS_URL": "https://results-receiver.actions.githubusercontent.com/",
         })
@@ -910,16 +908,7 @@ TOOLS = {
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
     "mvnw-v": (setup_mvnw_v, [], "repo.maven.apache.org"),
     # GitHub's own actions (ACTIONS), their step's log as the runner writes it
-    "setup-node": (setup_action("setup-node"), [], "nodejs.org"),
-    "setup-python": (setup_action("setup-python"), [], "api.github.com"),
-    "cache": (setup_action("cache"), [], "results-receiver.actions.githubusercontent.com"),
-    "setup-go": (setup_action("setup-go"), [], "go.dev"),
-    "setup-java": (setup_action("setup-java"), [], "api.adoptium.net"),
-    "checkout": (setup_action("checkout"), [], "github.com"),
-    "setup-node-dl": (setup_action("setup-node-dl"), [], "nodejs.org"),
-    "cache-dl": (setup_action("cache-dl"), [], "productionresultssa0.blob.core.windows.net"),
-    "cache-strict": (setup_action("cache-strict"), [], "results-receiver.actions.githubusercontent.com"),
-    "cache-dl-strict": (setup_action("cache-dl-strict"), [], "productionresultssa0.blob.core.windows.net"),
+    **{name: (setup_action(name), [], spec["host"]) for name, spec in ACTIONS.items()},
 }
 
 
@@ -996,9 +985,8 @@ def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
            "TERM": "dumb", "TMPDIR": str(home), "CI": "true", **extra, **proxy_env(tool, scenario)}
     if https_only(tool):
-        env["SSL_CERT_FILE"] = env["NODE_EXTRA_CA_CERTS"] = str(certdir / "trusted-ca.pem")
-        if "GIT_SSL_CAINFO" in env:
-            env["GIT_SSL_CAINFO"] = env["SSL_CERT_FILE"]
+        # (the registry's CA as OpenSSL, Node and git each read it)
+        env["SSL_CERT_FILE"] = env["NODE_EXTRA_CA_CERTS"] = env["GIT_SSL_CAINFO"] = str(certdir / "trusted-ca.pem")
     reg = Registry(scenario, certdir, https=https_only(tool), ok=ACTIONS.get(tool, {}).get("ok"))
     t0 = time.time()
     # (a session of its own: a capped run is killed with everything it
