@@ -165,9 +165,11 @@ class Registry:
     a path of `ok` (its content type and body), which is answered whole: a
     tool's index read, so that the fault falls on the download after it."""
 
-    def __init__(self, scenario: str, certdir: Path, https: bool = False, ok: dict | None = None):
+    def __init__(self, scenario: str, certdir: Path, https: bool = False, ok: dict | None = None,
+                 hold: float = CAP_S):
         self.scenario = scenario
         self.ok = ok or {}
+        self.hold = hold  # how long `hang` keeps a connection without a word
         self.requests: list[str] = []
         self.stop = threading.Event()
         self.sock = None
@@ -281,7 +283,7 @@ class Registry:
             if self.scenario == "hang":
                 self.requests.append(f"{method} {path} no answer")
                 conn.settimeout(1)
-                deadline = time.time() + CAP_S
+                deadline = time.time() + self.hold
                 while time.time() < deadline and not self.stop.is_set():
                     try:
                         if conn.recv(4096) == b"":
@@ -668,6 +670,13 @@ ACTIONS = {
                             ("mvn-repositories-prioritize-central", "true"), ("overwrite-settings", "true"),
                             ("cache-read-only", "false"), ("job-status", "success"), ("token", TOKEN),
                             ("show-download-progress", "false"), ("problem-matcher", "true")]},
+    # the .NET SDK through Microsoft's install script, bundled with the
+    # action (externals/) and run by it, which downloads with curl and waits
+    # 10 and 20 s between attempts, per feed, for the runtime and then the
+    # SDK: its run is capped later (`cap`)
+    "setup-dotnet": {"host": "dot.net", "uses": "actions/setup-dotnet@v6",
+                     "commit": "5e931af6be0e018f807de246b52f546bfb8da48a", "main": "dist/setup/index.js",
+                     "with": [("dotnet-version", "8.0.x"), ("cache", "false")], "cap": 480},
     # the job's own repository over https (git as the machine has it, the
     # fake server's chain trusted through GIT_SSL_CAINFO)
     "checkout": {"host": "github.com", "uses": "actions/checkout@v7", "commit": "f548e57e544e1ff5a4c46bf1e1b8685f8e4a348a",
@@ -699,7 +708,8 @@ for _name in ("cache", "cache-dl"):
 ACTION_NAMES = {"api.github.com", "github.com", "raw.githubusercontent.com", "objects.githubusercontent.com",
                 "nodejs.org", "results-receiver.actions.githubusercontent.com",
                 "productionresultssa0.blob.core.windows.net", "go.dev", "golang.org", "dl.google.com",
-                "storage.googleapis.com", "api.adoptium.net"}
+                "storage.googleapis.com", "api.adoptium.net", "dot.net", "builds.dotnet.microsoft.com",
+                "ci.dot.net", "dotnetcli.azureedge.net", "dotnetcli.blob.core.windows.net"}
 
 
 def action_dir(tool: str) -> Path:
@@ -987,14 +997,15 @@ def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
     if https_only(tool):
         # (the registry's CA as OpenSSL, Node and git each read it)
         env["SSL_CERT_FILE"] = env["NODE_EXTRA_CA_CERTS"] = env["GIT_SSL_CAINFO"] = str(certdir / "trusted-ca.pem")
-    reg = Registry(scenario, certdir, https=https_only(tool), ok=ACTIONS.get(tool, {}).get("ok"))
+    cap = ACTIONS.get(tool, {}).get("cap", CAP_S)
+    reg = Registry(scenario, certdir, https=https_only(tool), ok=ACTIONS.get(tool, {}).get("ok"), hold=cap)
     t0 = time.time()
     # (a session of its own: a capped run is killed with everything it
     # started, Docker's daemon and its containerd among them)
     proc = launch_guard(argv, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                         start_new_session=True)
     try:
-        out, _ = proc.communicate(timeout=CAP_S)
+        out, _ = proc.communicate(timeout=cap)
         capped = False
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
