@@ -94,15 +94,6 @@ SCENARIOS = [*STATUS, "reset", "hang", "refused", "dns", "tls", "unreachable", "
 NPM_ONLY = {"cut-tarball"}
 NPM_CLIENTS = {"npm", "yarn", "yarn4", "pnpm", "bun"}
 CONTROLS = {"not-found"}
-# Tools whose server the runner names (the cache's results service, from
-# ACTIONS_RESULTS_URL): a 404 there is the service's, no job's typo, so
-# their `not-found` run is a fault like the others
-RUNNER_SERVICES = {"cache", "cache-dl", "cache-strict", "cache-dl-strict"}
-# Tools whose failure is a warning the job goes on past (the cache's
-# restore exits 0 and prints its miss row): every run of theirs is `charge`,
-# a job that fails later fails of its own; `-strict` (fail-on-cache-miss)
-# fails the step instead
-GOES_ON = {"cache", "cache-dl"}
 
 # Words that show the fault reached the log at all (a capture without them is
 # not `visible`: the tool hid the cause, and no profile can read it).
@@ -636,56 +627,34 @@ def setup_mvnw_v(work, home, url, proxy=None):
 # (action.yml, package.json, dist/) are copied by hand from the actions'
 # public repositories at `commit` into TOOLCACHE/actions/<name>/ (`git
 # archive <commit> action.yml package.json dist`), not committed; the version
-# is the package's. GitHub's names (api.github.com, nodejs.org, the results
+# is the package's. `with` holds the inputs the step gives; the rest, and
+# the entry point, come from the bundle's action.yml (`action_manifest`).
+# GitHub's names (api.github.com, nodejs.org, the results
 # service) all point at the fake server, which speaks https only to them with
 # a chain their runs trust (NODE_EXTRA_CA_CERTS); `host` is the name that
 # stands for the action in TOOLS.
 ACTIONS = {
-    "setup-node": {"host": "nodejs.org", "uses": "actions/setup-node@v7", "commit": "ae0d4ed08881f17d1511386f5be3e62356acd4a6",
-                   "main": "dist/setup/index.js",
-                   "with": [("node-version", "22.11.0"), ("check-latest", "false"), ("token", TOKEN),
-                            ("package-manager-cache", "true")]},
-    "setup-python": {"host": "api.github.com", "uses": "actions/setup-python@v7", "commit": "5fda3b95a4ea91299a34e894583c3862153e4b97",
-                     "main": "dist/setup/index.js",
-                     "with": [("python-version", "3.12.8"), ("check-latest", "false"), ("token", TOKEN),
-                              ("update-environment", "true"), ("allow-prereleases", "false"),
-                              ("freethreaded", "false")]},
+    "setup-node": {"host": "nodejs.org", "commit": "ae0d4ed08881f17d1511386f5be3e62356acd4a6",
+                   "with": [("node-version", "22.11.0")]},
+    "setup-python": {"host": "api.github.com", "commit": "5fda3b95a4ea91299a34e894583c3862153e4b97",
+                     "with": [("python-version", "3.12.8")]},
     # the cache's restore (its post step, the save, never runs after a
     # failed job's restore in this harness)
-    "cache": {"host": "results-receiver.actions.githubusercontent.com", "uses": "actions/cache@v5", "commit": "27d5ce7f107fe9357f9df03efb73ab90386fccae",
-              "main": "dist/restore/index.js",
+    "cache": {"host": "results-receiver.actions.githubusercontent.com", "commit": "27d5ce7f107fe9357f9df03efb73ab90386fccae",
               "with": [("path", "~/.npm"), ("key", "Linux-npm-6f1ed002ab5595859014ebf0951522d9"),
-                       ("restore-keys", "Linux-npm-"), ("enableCrossOsArchive", "false"),
-                       ("fail-on-cache-miss", "false"), ("lookup-only", "false")]},
-    "setup-go": {"host": "go.dev", "uses": "actions/setup-go@v7", "commit": "fba3fb4ead8c8e09a06f1d32ae5436e5818eff15",
-                 "main": "dist/setup/index.js",
-                 "with": [("go-version", "1.23.4"), ("check-latest", "false"), ("token", TOKEN),
-                          ("cache", "true")]},
-    "setup-java": {"host": "api.adoptium.net", "uses": "actions/setup-java@v6", "commit": "1dbac3c9e137b6d4d280bae1ae4e9902bb4ce1b9",
-                   "main": "dist/setup/index.js",
-                   "with": [("java-version", "21"), ("distribution", "temurin"), ("java-package", "jdk"),
-                            ("check-latest", "false"), ("force-download", "false"), ("set-default", "true"),
-                            ("verify-signature", "false"), ("server-id", "github"),
-                            ("mvn-repositories-include-central", "true"),
-                            ("mvn-repositories-prioritize-central", "true"), ("overwrite-settings", "true"),
-                            ("cache-read-only", "false"), ("job-status", "success"), ("token", TOKEN),
-                            ("show-download-progress", "false"), ("problem-matcher", "true")]},
+                       ("restore-keys", "Linux-npm-")]},
+    "setup-go": {"host": "go.dev", "commit": "fba3fb4ead8c8e09a06f1d32ae5436e5818eff15", "with": [("go-version", "1.23.4")]},
+    "setup-java": {"host": "api.adoptium.net", "commit": "1dbac3c9e137b6d4d280bae1ae4e9902bb4ce1b9",
+                   "with": [("java-version", "21"), ("distribution", "temurin")]},
     # the .NET SDK through Microsoft's install script, bundled with the
     # action (externals/) and run by it, which downloads with curl and waits
     # 10 and 20 s between attempts, per feed, for the runtime and then the
     # SDK: its run is capped later (`cap`)
-    "setup-dotnet": {"host": "dot.net", "uses": "actions/setup-dotnet@v6",
-                     "commit": "5e931af6be0e018f807de246b52f546bfb8da48a", "main": "dist/setup/index.js",
-                     "with": [("dotnet-version", "8.0.x"), ("cache", "false")], "cap": 480},
+    "setup-dotnet": {"host": "dot.net", "commit": "5e931af6be0e018f807de246b52f546bfb8da48a",
+                     "with": [("dotnet-version", "8.0.x")], "cap": 480},
     # the job's own repository over https (git as the machine has it, the
     # fake server's chain trusted through GIT_SSL_CAINFO)
-    "checkout": {"host": "github.com", "uses": "actions/checkout@v7", "commit": "f548e57e544e1ff5a4c46bf1e1b8685f8e4a348a",
-                 "main": "dist/index.js",
-                 "with": [("repository", "acme/app"), ("token", TOKEN), ("ssh-strict", "true"), ("ssh-user", "git"),
-                          ("persist-credentials", "true"), ("clean", "true"), ("sparse-checkout-cone-mode", "true"),
-                          ("fetch-depth", "1"), ("fetch-tags", "false"), ("show-progress", "true"),
-                          ("lfs", "false"), ("submodules", "false"), ("set-safe-directory", "true"),
-                          ("allow-unsafe-pr-checkout", "false")]},
+    "checkout": {"host": "github.com", "commit": "f548e57e544e1ff5a4c46bf1e1b8685f8e4a348a", "with": []},
 }
 # The same actions with their index answered, so that the fault falls on the
 # download after it (@actions/tool-cache's downloadTool for setup-node, the
@@ -702,8 +671,17 @@ ACTIONS["cache-dl"] = {**ACTIONS["cache"], "dir": "cache", "host": "productionre
 # The cache's restore with `fail-on-cache-miss`, which fails the step on a
 # restore that did not happen, on either path
 for _name in ("cache", "cache-dl"):
-    ACTIONS[f"{_name}-strict"] = {**ACTIONS[_name], "dir": "cache", "with": [
-        (k, "true" if k == "fail-on-cache-miss" else v) for k, v in ACTIONS[_name]["with"]]}
+    ACTIONS[f"{_name}-strict"] = {**ACTIONS[_name], "dir": "cache",
+                                  "with": [*ACTIONS[_name]["with"], ("fail-on-cache-miss", "true")]}
+# Tools whose server the runner names (the cache's results service, from
+# ACTIONS_RESULTS_URL): a 404 there is the service's, no job's typo, so
+# their `not-found` run is a fault like the others
+RUNNER_SERVICES = {name for name, spec in ACTIONS.items() if spec.get("dir", name) == "cache"}
+# Tools whose failure is a warning the job goes on past (the cache's
+# restore exits 0 and prints its miss row): every run of theirs is `charge`,
+# a job that fails later fails of its own; with fail-on-cache-miss the
+# step fails instead
+GOES_ON = {name for name in RUNNER_SERVICES if ("fail-on-cache-miss", "true") not in ACTIONS[name]["with"]}
 # The names GitHub's actions reach, beside the registry of TOOLS
 ACTION_NAMES = {"api.github.com", "github.com", "raw.githubusercontent.com", "objects.githubusercontent.com",
                 "nodejs.org", "results-receiver.actions.githubusercontent.com",
@@ -716,11 +694,47 @@ def action_dir(tool: str) -> Path:
     return TOOLCACHE / "actions" / ACTIONS[tool].get("dir", tool)
 
 
+# What the runner gives an input's default expression here (a job of
+# acme/app, its token, a job that has not failed)
+EXPRESSIONS = {"github.token": TOKEN, "github.repository": "acme/app", "job.status": "success"}
+
+
+def action_manifest(text: str, given: list[tuple[str, str]]) -> tuple[str, list[tuple[str, str]]]:
+    """An action.yml's entry point (`runs.main`) and the step's inputs as the
+    runner has them (actions/runner src/Runner.Worker/ActionRunner.cs): the
+    step's own first, then each other input's default in the file's order,
+    its expression evaluated (`EXPRESSIONS`; a default that names the token
+    among others is the token); empty ones left out, as the runner's `with:`
+    group leaves them out."""
+    inputs, main, section, name = [], "", None, None
+    for line in text.splitlines():
+        if re.match(r"[A-Za-z]", line):
+            section = line.split(":", 1)[0]
+        elif section == "inputs" and (m := re.match(r"  ([A-Za-z0-9_-]+):\s*$", line)):
+            name = m.group(1)
+        elif section == "inputs" and name and (m := re.match(r"    default:\s*(.*?)\s*$", line)):
+            value = m.group(1).strip("'\"")
+            if value.startswith("${{"):
+                value = next((v for k, v in EXPRESSIONS.items() if k in value), "")
+            inputs.append((name, "" if value == "null" else value))
+        elif section == "runs" and (m := re.match(r"  main:\s*(.*?)\s*$", line)):
+            main = m.group(1).strip("'\"")
+    mine = {k for k, _ in given}
+    return main, [(k, v) for k, v in [*given, *((k, v) for k, v in inputs if k not in mine)] if v]
+
+
+def action_step(tool: str) -> tuple[str, str, list[tuple[str, str]]]:
+    """The bundle's `uses` (its major version), entry point and inputs."""
+    main, inputs = action_manifest((action_dir(tool) / "action.yml").read_text(), ACTIONS[tool]["with"])
+    major = tool_version(tool).split(".")[0]
+    return f"actions/{action_dir(tool).name}@v{major}", main, inputs
+
+
 def setup_action(tool: str):
     """The argv and environment the runner gives a node action's main step."""
     def setup(work, home, url, proxy=None):
-        spec = ACTIONS[tool]
-        env = {f"INPUT_{k.upper()}": v for k, v in spec["with"]}
+        _, main, inputs = action_step(tool)
+        env = {f"INPUT_{k.upper()}": v for k, v in inputs}
         for name in ("temp", "tool-cache"):
             (home / name).mkdir(parents=True, exist_ok=True)
         files = {k: home / f"{k.lower()}.txt" for k in ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT",
@@ -738,7 +752,7 @@ def setup_action(tool: str):
             "ACTIONS_RUNTIME_TOKEN": TOKEN, "ACTIONS_CACHE_SERVICE_V2": "True",
             "ACTIONS_RESULTS_URL": "https://results-receiver.actions.githubusercontent.com/",
         })
-        return ["node", str(action_dir(tool) / spec["main"])], env
+        return ["node", str(action_dir(tool) / main)], env
     return setup
 
 
@@ -748,7 +762,7 @@ def _stamp(t: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1e7):07d}Z"
 
 
-def runner_log(tool: str, out: bytes, t0: float) -> bytes:
+def runner_log(uses: str, inputs: list[tuple[str, str]], out: bytes, t0: float) -> bytes:
     """A node action's output as the runner writes the step's log
     (actions/runner @258d6c857): the `Run <uses>` group with the inputs
     (Handler.cs PrintActionDetails), each row stamped, `::error::` and
@@ -756,9 +770,8 @@ def runner_log(tool: str, out: bytes, t0: float) -> bytes:
     AddIssue (the message unescaped: `%0A` becomes a new, unstamped row),
     `::group::` as `##[group]`, `::debug::` and `::add-mask::` not shown
     (step debug is off), the token masked."""
-    spec = ACTIONS[tool]
-    rows = [f"##[group]Run {spec['uses']}", "with:"]
-    rows += [f"  {k}: {v}" for k, v in spec["with"]]
+    rows = [f"##[group]Run {uses}", "with:"]
+    rows += [f"  {k}: {v}" for k, v in inputs]
     rows.append("##[endgroup]")
     tags = {"error": "##[error]", "warning": "##[warning]", "notice": "##[notice]", "group": "##[group]"}
     masks = {TOKEN}
@@ -925,7 +938,7 @@ TOOLS = {
 def tool_version(tool: str) -> str | None:
     if tool in ACTIONS:
         pkg = action_dir(tool) / "package.json"
-        return json.loads(pkg.read_text())["version"] if (action_dir(tool) / ACTIONS[tool]["main"]).exists() else None
+        return json.loads(pkg.read_text())["version"] if (action_dir(tool) / "dist").is_dir() else None
     if tool in WRAPPERS:
         w = WRAPPERS[tool]
         return w["version"] if all((w["dir"] / f).exists() for f in w["files"]) else None
@@ -1014,7 +1027,8 @@ def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
     kill_session(proc.pid)
     reg.close()
     if tool in ACTIONS:
-        out = runner_log(tool, out, t0)
+        uses, _, inputs = action_step(tool)
+        out = runner_log(uses, inputs, out, t0)
     return {"argv": argv, "exit": proc.returncode, "capped": capped, "seconds": round(time.time() - t0, 1),
             "requests": reg.requests, "output": out}
 

@@ -65,7 +65,8 @@ class RunnerLog(unittest.TestCase):
     """The step log `runner_log` writes from a node action's output."""
 
     def rows(self, out: bytes) -> list[str]:
-        return ci_tools.runner_log("setup-node", out, 1_700_000_000.25).decode().split("\n")
+        inputs = [("node-version", "22.11.0"), ("token", ci_tools.TOKEN)]
+        return ci_tools.runner_log("actions/setup-node@v7", inputs, out, 1_700_000_000.25).decode().split("\n")
 
     def test_each_row_is_stamped_and_the_group_names_the_action_with_its_inputs(self):
         rows = self.rows(b"Attempting to download 22.11.0...\n")
@@ -97,6 +98,21 @@ class RunnerLog(unittest.TestCase):
         self.assertNotIn(ci_tools.TOKEN, text)
         self.assertIn("  token: ***", text)
         self.assertIn("Authorization: token ***", text)
+
+    def test_the_steps_inputs_come_first_then_the_manifests_defaults(self):
+        manifest = (
+            "name: 'Setup'\ninputs:\n  version:\n    description: 'which'\n  check-latest:\n"
+            "    default: false\n  token:\n    default: ${{ github.server_url == 'https://github.com'"
+            " && github.token || '' }}\n  filter:\n    default: null\n  cache:\n    default: 'true'\n"
+            "outputs:\n  cache-hit:\n    description: 'hit'\nruns:\n  using: 'node24'\n"
+            "  main: 'dist/setup/index.js'\n  post: 'dist/cache-save/index.js'\n"
+        )
+        main, inputs = ci_tools.action_manifest(manifest, [("version", "1.2"), ("cache", "false")])
+        self.assertEqual(main, "dist/setup/index.js")
+        # the step's own, then the defaults in order, the token evaluated,
+        # a null and an input without a default left out
+        self.assertEqual(inputs, [("version", "1.2"), ("cache", "false"), ("check-latest", "false"),
+                                  ("token", ci_tools.TOKEN)])
 
     def test_the_actions_names_resolve_to_the_fake_server(self):
         ok = ci_tools.hosts_file("unavailable")
