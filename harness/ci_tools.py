@@ -98,24 +98,27 @@ CONTROLS = {"not-found"}
 # Words that show the fault reached the log at all (a capture without them is
 # not `visible`: the tool hid the cause, and no profile can read it).
 FAULT_RE = {
-    "unavailable": r"\b503\b|Service (?:Temporarily )?Unavailable",
+    # (kubectl words the statuses as client-go's reasons do)
+    "unavailable": r"\b503\b|Service (?:Temporarily )?Unavailable|unable to handle the request",
     "bad-gateway": r"\b502\b|Bad Gateway",
     "server-error": r"\b500\b|Internal Server Error",
-    "gateway-timeout": r"\b504\b|Gateway Time-?out",
-    "rate-limit": r"\b429\b|Too Many Requests|(?i:rate.?limit)",
-    "not-found": r"\b404\b|(?i:not found|couldn.t find)|FileNotFoundException",
+    "gateway-timeout": r"\b504\b|Gateway Time-?out|unable to return a response in the time allotted",
+    "rate-limit": r"\b429\b|(?i:too many requests|rate.?limit)",
+    "not-found": r"\b404\b|(?i:not found|couldn.t find|could not find)|FileNotFoundException",
     # (apt words a reset and a timeout alike: `Connection failed`)
     # (Node names a reset before any answer `socket hang up`)
     "reset": r"(?i)reset|ECONNRESET|closed|\bEOF\b|broken pipe|empty reply|disconnect|aborted|ended prematurely|recv failure"
              r"|connection failed|socket hang up",
     "hang": r"(?i)time[sd]? ?out|timedout|ETIMEDOUT|deadline|too slow|connection failed",
-    "refused": r"(?i)refused|ECONNREFUSED|couldn.t connect|failed to connect",
+    # (botocore words a refused, unresolved or unreachable endpoint alike:
+    # `Could not connect to the endpoint URL`)
+    "refused": r"(?i)refused|ECONNREFUSED|couldn.t connect|failed to connect|could not connect to the endpoint",
     "dns": r"(?i)resolv|ENOTFOUND|EAI_AGAIN|getaddrinfo|name or service|no such host|lookup|unknownhost|temporary failure"
-           r"|could not reach host",
+           r"|could not reach host|could not connect to the endpoint",
     "tls": r"(?i)certificate|_CERT|\bSSL\b|\bTLS\b|x509|handshake|PKIX",
     # (bun names an unreachable network `ConnectionRefused`)
     "unreachable": r"(?i)unreachable|ENETUNREACH|EHOSTUNREACH|no route|os error 101|errno 101|connection failed"
-                   r"|couldn.t connect|failed to connect|connection ?refused",
+                   r"|couldn.t connect|failed to connect|connection ?refused|could not connect to the endpoint",
     "truncated": r"(?i)premature|unexpected end|\bEOF\b|incomplete|closed|reset|truncat|aborted|short read"
                  r"|not enough bytes|content.length|end of (?:file|data|stream)|ended|body|partial",
     "proxy-down": r"(?i)proxy|refused|ECONNREFUSED|tunnel|couldn.t connect|failed to connect|connection failed",
@@ -311,7 +314,7 @@ class Registry:
 # Tools that reach their registry over https only: the fake one serves them a
 # chain of its own, whose CA their run trusts (SSL_CERT_FILE), in every
 # scenario; under `tls` the proxy's chain, as for every tool.
-HTTPS_ONLY = {"terraform", "terraform-plain"}
+HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "kubectl-get"}
 
 
 def https_only(tool: str) -> bool:
@@ -331,10 +334,15 @@ def hosts_file(scenario: str) -> str:
         return text
     # (pip's files, cargo's downloads and Bundler's compact index live on
     # names of their own)
-    names = sorted({spec[2] for spec in TOOLS.values()} | ACTION_NAMES
-                   | {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org"})
+    names = sorted({spec[2] for spec in TOOLS.values()} | ACTION_NAMES | OTHER_NAMES)
     addr = {"refused": DEAD_ADDR, "unreachable": NOROUTE_ADDR}.get(scenario, ADDR)
     return text + "".join(f"{addr}\t{n}\n" for n in names)
+
+
+# Names a tool reaches besides its registry's (pip's files, cargo's downloads,
+# Bundler's compact index; S3's other spellings of a bucket's endpoint)
+OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org", "s3.amazonaws.com",
+               "acme-artifacts.s3.us-east-1.amazonaws.com", "s3.us-east-1.amazonaws.com"}
 
 
 def proxy_env(tool: str, scenario: str) -> dict:
@@ -397,6 +405,9 @@ def tool_bin(tool: str) -> list[str]:
 # The machine's command for a tool whose command is not its name (Docker's
 # runs report the daemon's version: its words are the daemon's)
 COMMAND = {"maven": "mvn", "apt": "apt-get", "bundler": "bundle", "terraform-plain": "terraform",
+           # (the interpreter's own script: pyenv's shim needs the HOME a run replaces)
+           **dict.fromkeys(("aws-s3", "aws-ecr"), str(Path(sys.executable).parent / "aws")),
+           **dict.fromkeys(("kubectl", "kubectl-get"), "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"),
            **dict.fromkeys(("docker", "docker-build", "docker-login", "docker-push"), "dockerd")}
 
 
@@ -889,6 +900,66 @@ def setup_apt(work, home, url, proxy=None):
     return argv + ["update"], {}
 
 
+# The AWS CLI as a deploy step runs it, with a key pair from the job's secrets
+# (AWS's documented example pair) and the region set; it reads the CA of the
+# run (AWS_CA_BUNDLE, set in run_one) as its own bundle.
+AWS_ENV = {"AWS_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+           "AWS_DEFAULT_REGION": "us-east-1", "AWS_PAGER": ""}
+
+
+def setup_aws_s3(work, home, url, proxy=None):
+    # an artifact's upload; `--cli-read-timeout` as a pipeline sets it, so
+    # that a silent server ends the step within the cap (the default is 60 s
+    # a try, five tries)
+    _w(work / "dist" / "build.tar.gz", "a build\n")
+    return (["aws", "s3", "cp", "--cli-read-timeout", "15", "dist/build.tar.gz",
+             "s3://acme-artifacts/builds/build.tar.gz"], dict(AWS_ENV))
+
+
+def setup_aws_ecr(work, home, url, proxy=None):
+    # the registry password a job pipes into `docker login` (a JSON-protocol call)
+    return (["aws", "ecr", "get-login-password", "--cli-read-timeout", "15"], dict(AWS_ENV))
+
+
+KUBE = "https://4A1B2C3D4E5F60718293A4B5C6D7E8F9.gr7.us-east-1.eks.amazonaws.com"
+
+
+def kubeconfig(home: Path) -> dict:
+    """A cluster endpoint as an EKS kubeconfig names it, a bearer token from
+    the job's secrets; its CA is the run's (SSL_CERT_FILE)."""
+    _w(home / ".kube" / "config", f"""apiVersion: v1
+kind: Config
+clusters:
+- cluster:
+    server: {KUBE}
+  name: prod
+contexts:
+- context:
+    cluster: prod
+    user: deployer
+  name: prod
+current-context: prod
+users:
+- name: deployer
+  user:
+    token: {TOKEN}
+""")
+    return {"KUBECONFIG": str(home / ".kube" / "config")}
+
+
+def setup_kubectl(work, home, url, proxy=None):
+    # a deploy step's `kubectl apply`; `--request-timeout` as a pipeline sets
+    # it (kubectl waits without limit by default)
+    _w(work / "deploy.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\ndata:\n"
+       "  RELEASE: \"1.4.2\"\n")
+    return ([*tool_bin("kubectl"), "apply", "--request-timeout=20s", "-f", "deploy.yaml"], kubeconfig(home))
+
+
+def setup_kubectl_get(work, home, url, proxy=None):
+    # a rollout check's read
+    return ([*tool_bin("kubectl"), "get", "deployment", "web", "--request-timeout=20s"], kubeconfig(home))
+
+
 # tool: (set-up, version arguments, the registry's name)
 TOOLS = {
     "npm": (setup_npm, ["--version"], "registry.npmjs.org"),
@@ -926,6 +997,12 @@ TOOLS = {
     # the machine's terraform (registry.terraform.io over https only)
     "terraform": (setup_terraform, ["version"], "registry.terraform.io"),
     "terraform-plain": (setup_terraform_plain, ["version"], "registry.terraform.io"),
+    # AWS CLI v1 (PyPI awscli, botocore) and kubectl (Google Cloud SDK's
+    # kubectl.1.33 build), deploy steps against AWS's and a cluster's names
+    "aws-s3": (setup_aws_s3, ["--version"], "acme-artifacts.s3.amazonaws.com"),
+    "aws-ecr": (setup_aws_ecr, ["--version"], "api.ecr.us-east-1.amazonaws.com"),
+    "kubectl": (setup_kubectl, ["version", "--client"], KUBE.split("//")[1]),
+    "kubectl-get": (setup_kubectl_get, ["version", "--client"], KUBE.split("//")[1]),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
@@ -962,7 +1039,7 @@ def make_cert(d: Path) -> None:
     chain`), not a job's own test server's self-signed leaf. `trusted-*`: the
     registry's own chain for HTTPS_ONLY's tools, whose runs trust its CA
     (`trusted-ca.pem`)."""
-    names = sorted({spec[2] for spec in TOOLS.values()} | ACTION_NAMES)
+    names = sorted({spec[2] for spec in TOOLS.values()} | ACTION_NAMES | OTHER_NAMES)
     (d / "san.ext").write_text("subjectAltName=" + ",".join(f"DNS:{n}" for n in names) + "\n")
     for prefix, ca_name in (("", "Proxy Root CA"), ("trusted-", "Registry Root CA")):
         leaf_for(d, prefix, ca_name, names[0])
@@ -1010,6 +1087,7 @@ def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
     if https_only(tool):
         # (the registry's CA as OpenSSL, Node and git each read it)
         env["SSL_CERT_FILE"] = env["NODE_EXTRA_CA_CERTS"] = env["GIT_SSL_CAINFO"] = str(certdir / "trusted-ca.pem")
+        env["AWS_CA_BUNDLE"] = env["SSL_CERT_FILE"]
     cap = ACTIONS.get(tool, {}).get("cap", CAP_S)
     reg = Registry(scenario, certdir, https=https_only(tool), ok=ACTIONS.get(tool, {}).get("ok"), hold=cap)
     t0 = time.time()

@@ -55,6 +55,12 @@ fn classify(pipeline: &mut Option<Pipeline>, c: &Capture) -> faultsift::Verdict 
 /// Visible faults `ci` leaves on purpose, each with its reason; a capture
 /// listed here must still be missed, so the list cannot go stale.
 const INTEGRITY: &str = "a tarball whose integrity does not match reads as a lockfile whose recorded integrity no longer matches the package (EINTEGRITY is a counterexample of `ci`): ambiguous, charged";
+/// kubectl's status lines name no server: a kind or k3d cluster the job
+/// started itself answers them too (an API server still starting, an
+/// aggregated API not ready), and that is the work's own failure.
+const KUBE_STATUS: &str = "kubectl's client-go status sentence names no server, and a cluster the job runs on the runner prints the same: charged";
+const KUBE_BARE: &str = "kubectl's transport error names no server (`context deadline exceeded`, an x509 failure against the kubeconfig's own CA, a body cut short): a cluster of the job's own says the same, charged";
+const AWS_500: &str = "botocore makes a bare 500 the code when the body is no AWS error, as moto's server (a job's own emulator) answers an unhandled error: charged";
 const LEFT: &[(&str, &str)] = &[
     ("npm@10.9.9/cut-tarball.log", INTEGRITY),
     ("npm@11.19.1/cut-tarball.log", INTEGRITY),
@@ -74,6 +80,18 @@ const LEFT: &[(&str, &str)] = &[
         "Node's fetch (undici) dies uncaught with `TypeError: terminated` over `[cause]: SocketError: other side closed`, \
          naming no host: a job's own fetch of its own server that dies says the same",
     ),
+    ("aws-ecr@1.45.11/server-error.log", AWS_500),
+    ("aws-s3@1.45.11/server-error.log", AWS_500),
+    ("kubectl@1.33.1/unavailable.log", KUBE_STATUS),
+    ("kubectl@1.33.1/gateway-timeout.log", KUBE_STATUS),
+    ("kubectl@1.33.1/rate-limit.log", KUBE_STATUS),
+    ("kubectl@1.33.1/truncated.log", KUBE_BARE),
+    ("kubectl-get@1.33.1/unavailable.log", KUBE_STATUS),
+    ("kubectl-get@1.33.1/gateway-timeout.log", KUBE_STATUS),
+    ("kubectl-get@1.33.1/rate-limit.log", KUBE_STATUS),
+    ("kubectl-get@1.33.1/hang.log", KUBE_BARE),
+    ("kubectl-get@1.33.1/tls.log", KUBE_BARE),
+    ("kubectl-get@1.33.1/truncated.log", KUBE_BARE),
 ];
 
 #[test]
@@ -86,8 +104,26 @@ fn the_tool_manifest_names_every_capture_and_only_captures() {
     }
     let tools: std::collections::BTreeSet<&str> = rows.iter().map(|c| c.tool.as_str()).collect();
     for tool in [
-        "npm", "yarn", "yarn4", "pnpm", "bun", "pip", "pip-v", "uv", "cargo", "go", "git", "curl", "maven", "apt",
-        "gem", "bundler",
+        "npm",
+        "yarn",
+        "yarn4",
+        "pnpm",
+        "bun",
+        "pip",
+        "pip-v",
+        "uv",
+        "cargo",
+        "go",
+        "git",
+        "curl",
+        "maven",
+        "apt",
+        "gem",
+        "bundler",
+        "aws-s3",
+        "aws-ecr",
+        "kubectl",
+        "kubectl-get",
     ] {
         assert!(tools.contains(tool), "no captures of {tool}");
     }
