@@ -114,7 +114,8 @@ FAULT_RE = {
     # `Could not connect to the endpoint URL`)
     "refused": r"(?i)refused|ECONNREFUSED|couldn.t connect|failed to connect|could not connect to the endpoint",
     "dns": r"(?i)resolv|ENOTFOUND|EAI_AGAIN|getaddrinfo|name or service|no such host|lookup|unknownhost|temporary failure"
-           r"|could not reach host|could not connect to the endpoint",
+           # (the GitHub CLI's sentence for a name that did not resolve)
+           r"|could not reach host|could not connect to the endpoint|error connecting to [a-z]",
     "tls": r"(?i)certificate|_CERT|\bSSL\b|\bTLS\b|x509|handshake|PKIX",
     # (bun names an unreachable network `ConnectionRefused`)
     "unreachable": r"(?i)unreachable|ENETUNREACH|EHOSTUNREACH|no route|os error 101|errno 101|connection failed"
@@ -314,7 +315,7 @@ class Registry:
 # Tools that reach their registry over https only: the fake one serves them a
 # chain of its own, whose CA their run trusts (SSL_CERT_FILE), in every
 # scenario; under `tls` the proxy's chain, as for every tool.
-HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "kubectl-get"}
+HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "kubectl-get", "gh", "gh-pr"}
 
 
 def https_only(tool: str) -> bool:
@@ -342,7 +343,7 @@ def hosts_file(scenario: str) -> str:
 # Names a tool reaches besides its registry's (pip's files, cargo's downloads,
 # Bundler's compact index; S3's other spellings of a bucket's endpoint)
 OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org", "s3.amazonaws.com",
-               "acme-artifacts.s3.us-east-1.amazonaws.com", "s3.us-east-1.amazonaws.com"}
+               "acme-artifacts.s3.us-east-1.amazonaws.com", "s3.us-east-1.amazonaws.com", "uploads.github.com"}
 
 
 def proxy_env(tool: str, scenario: str) -> dict:
@@ -408,6 +409,7 @@ COMMAND = {"maven": "mvn", "apt": "apt-get", "bundler": "bundle", "terraform-pla
            # (the interpreter's own script: pyenv's shim needs the HOME a run replaces)
            **dict.fromkeys(("aws-s3", "aws-ecr"), str(Path(sys.executable).parent / "aws")),
            **dict.fromkeys(("kubectl", "kubectl-get"), "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"),
+           "gh-pr": "gh",
            **dict.fromkeys(("docker", "docker-build", "docker-login", "docker-push"), "dockerd")}
 
 
@@ -960,6 +962,19 @@ def setup_kubectl_get(work, home, url, proxy=None):
     return ([*tool_bin("kubectl"), "get", "deployment", "web", "--request-timeout=20s"], kubeconfig(home))
 
 
+def setup_gh(work, home, url, proxy=None):
+    # a release job's upload of its build (REST), with the job's token
+    _w(work / "dist" / "app.tar.gz", "a build\n")
+    return (["gh", "release", "upload", "v1.4.2", "dist/app.tar.gz", "--repo", "acme/app", "--clobber"],
+            {"GH_TOKEN": TOKEN, "GH_PROMPT_DISABLED": "1", "GH_NO_UPDATE_NOTIFIER": "1"})
+
+
+def setup_gh_pr(work, home, url, proxy=None):
+    # a workflow's comment on its pull request (GraphQL)
+    return (["gh", "pr", "comment", "17", "--repo", "acme/app", "--body", "Preview deployed."],
+            {"GH_TOKEN": TOKEN, "GH_PROMPT_DISABLED": "1", "GH_NO_UPDATE_NOTIFIER": "1"})
+
+
 # tool: (set-up, version arguments, the registry's name)
 TOOLS = {
     "npm": (setup_npm, ["--version"], "registry.npmjs.org"),
@@ -1003,6 +1018,9 @@ TOOLS = {
     "aws-ecr": (setup_aws_ecr, ["--version"], "api.ecr.us-east-1.amazonaws.com"),
     "kubectl": (setup_kubectl, ["version", "--client"], KUBE.split("//")[1]),
     "kubectl-get": (setup_kubectl_get, ["version", "--client"], KUBE.split("//")[1]),
+    # the GitHub CLI as Debian 12 packages it (2.23.0), against GitHub's API
+    "gh": (setup_gh, ["--version"], "api.github.com"),
+    "gh-pr": (setup_gh_pr, ["--version"], "api.github.com"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),

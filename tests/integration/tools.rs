@@ -60,6 +60,8 @@ const INTEGRITY: &str = "a tarball whose integrity does not match reads as a loc
 /// aggregated API not ready), and that is the work's own failure.
 const KUBE_STATUS: &str = "kubectl's client-go status sentence names no server, and a cluster the job runs on the runner prints the same: charged";
 const KUBE_BARE: &str = "kubectl's transport error names no server (`context deadline exceeded`, an x509 failure against the kubeconfig's own CA, a body cut short): a cluster of the job's own says the same, charged";
+const GH_GRAPHQL: &str = "the GitHub CLI's GraphQL client words a failed answer as shurcooL-graphql does (`non-200 OK status code: {status} body: {body}`), the sentence of many Go GraphQL clients, naming no host: a job's own gateway's 502 reads the same, charged";
+const GO_EOF: &str = "a cut answer ends the GitHub CLI in Go's bare `unexpected EOF`, any Go program's words: charged";
 const AWS_500: &str = "botocore makes a bare 500 the code when the body is no AWS error, as moto's server (a job's own emulator) answers an unhandled error: charged";
 const LEFT: &[(&str, &str)] = &[
     ("npm@10.9.9/cut-tarball.log", INTEGRITY),
@@ -92,6 +94,10 @@ const LEFT: &[(&str, &str)] = &[
     ("kubectl-get@1.33.1/hang.log", KUBE_BARE),
     ("kubectl-get@1.33.1/tls.log", KUBE_BARE),
     ("kubectl-get@1.33.1/truncated.log", KUBE_BARE),
+    ("gh@2.23.0/bad-gateway.log", GH_GRAPHQL),
+    ("gh@2.23.0/rate-limit.log", GH_GRAPHQL),
+    ("gh@2.23.0/truncated.log", GO_EOF),
+    ("gh-pr@2.23.0/truncated.log", GO_EOF),
 ];
 
 #[test]
@@ -124,6 +130,8 @@ fn the_tool_manifest_names_every_capture_and_only_captures() {
         "aws-ecr",
         "kubectl",
         "kubectl-get",
+        "gh",
+        "gh-pr",
     ] {
         assert!(tools.contains(tool), "no captures of {tool}");
     }
@@ -283,7 +291,7 @@ fn the_kind_of_a_caught_fault_is_the_registrys_fault() {
         right += usize::from(v.kind.as_deref() == Some(scenario_kind(&c.scenario)));
     }
     eprintln!("kind as the scenario's: {right}/{all}");
-    assert!(right >= 519, "kind as the scenario's in {right} of {all}");
+    assert!(right >= 575, "kind as the scenario's in {right} of {all}");
 }
 
 /// Terraform word-wraps its diagnostic itself (`│ ` rows of 78 columns), so
@@ -358,7 +366,6 @@ const REVIEW_LEFT: &[(&str, &str)] = &[
     ("fault-21.log", "wget -nv's bare `failed: Connection timed out.` names no host"),
     ("fault-28.log", "a status after a download URL mid-row: no printer's source shows the form"),
     ("fault-31.log", "terragrunt's own row prefix before the box: its wording not checked against terragrunt"),
-    ("fault-33.log", "a proxy at a private address: `local-service-refused` reads a private address as the job's own"),
     ("fault-37.log", "a status after `unsuccessful request to` mid-row: no printer's source shows the form"),
     ("fault-38.log", "`giving up after 3 attempt(s)` names no cause"),
 ];
@@ -408,6 +415,39 @@ const REVIEW49_LEFT: &[(&str, &str)] = &[
 #[test]
 fn the_forty_ninth_reviews_logs_read_as_judged() {
     review_reads_as_judged("s49", 70, REVIEW49_LEFT);
+}
+
+/// Logs of the fiftieth session's review (`testdata/review/s50/`, of the
+/// rules for the AWS CLI and kubectl) read otherwise than judged, each with
+/// its reason.
+const REVIEW50_LEFT: &[(&str, &str)] = &[
+    (
+        "healthy-07.log",
+        "a unittest run's bare traceback tail of a mocked ClientError carrying the retry note is a boto3 deploy \
+         script's death line for line; only the runner's summary below tells them apart",
+    ),
+    (
+        "healthy-10.log",
+        "a placeholder kubeconfig naming `example.com` (RFC 2606): the older `dns` rule reads its lookup, as any name's",
+    ),
+    (
+        "healthy-15.log",
+        "a log classifier's own test echoes an `upload failed: …` fixture in pytest's captured stdout, at the first column",
+    ),
+    (
+        "healthy-16.log",
+        "an upload the workflow lets fail meets a real outage, then Go's tests fail: no rule or progress row reads \
+         `go test`'s FAIL rows, so the outage is the last word",
+    ),
+    ("healthy-34.log", "the job's own k3s VM on a public address, refused before k3s starts: the line is an outage's"),
+];
+
+/// The fiftieth session's hostile review (`testdata/review/s50/`): healthy
+/// logs with the AWS CLI's and kubectl's words are charged, outages worded
+/// otherwise than the harness's captures are caught, but `REVIEW50_LEFT`.
+#[test]
+fn the_fiftieth_reviews_logs_read_as_judged() {
+    review_reads_as_judged("s50", 69, REVIEW50_LEFT);
 }
 
 /// Every log of `testdata/review/{dir}/` reads as its manifest judges it
