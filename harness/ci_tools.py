@@ -315,7 +315,8 @@ class Registry:
 # Tools that reach their registry over https only: the fake one serves them a
 # chain of its own, whose CA their run trusts (SSL_CERT_FILE), in every
 # scenario; under `tls` the proxy's chain, as for every tool.
-HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "kubectl-get", "gh", "gh-pr"}
+HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "kubectl-get", "gh", "gh-pr",
+              "gcloud-storage", "gcloud-run"}
 
 
 def https_only(tool: str) -> bool:
@@ -343,7 +344,8 @@ def hosts_file(scenario: str) -> str:
 # Names a tool reaches besides its registry's (pip's files, cargo's downloads,
 # Bundler's compact index; S3's other spellings of a bucket's endpoint)
 OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org", "s3.amazonaws.com",
-               "acme-artifacts.s3.us-east-1.amazonaws.com", "s3.us-east-1.amazonaws.com", "uploads.github.com"}
+               "acme-artifacts.s3.us-east-1.amazonaws.com", "s3.us-east-1.amazonaws.com", "uploads.github.com",
+               "us-central1-run.googleapis.com", "oauth2.googleapis.com"}
 
 
 def proxy_env(tool: str, scenario: str) -> dict:
@@ -410,6 +412,7 @@ COMMAND = {"maven": "mvn", "apt": "apt-get", "bundler": "bundle", "terraform-pla
            **dict.fromkeys(("aws-s3", "aws-ecr"), str(Path(sys.executable).parent / "aws")),
            **dict.fromkeys(("kubectl", "kubectl-get"), "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"),
            "gh-pr": "gh",
+           **dict.fromkeys(("gcloud-storage", "gcloud-run"), "gcloud"),
            **dict.fromkeys(("docker", "docker-build", "docker-login", "docker-push"), "dockerd")}
 
 
@@ -975,6 +978,28 @@ def setup_gh_pr(work, home, url, proxy=None):
             {"GH_TOKEN": TOKEN, "GH_PROMPT_DISABLED": "1", "GH_NO_UPDATE_NOTIFIER": "1"})
 
 
+def gcloud_env(home: Path) -> dict:
+    """The Cloud SDK as a deploy job runs it: a project, no prompts, and an
+    access token from the job's secrets (the auth action writes a file)."""
+    _w(home / "token", "ya29.faultsiftHarnessFakeAccessToken\n")
+    return {"CLOUDSDK_CONFIG": str(home / ".gcloud"), "CLOUDSDK_CORE_PROJECT": "acme-prod",
+            "CLOUDSDK_CORE_DISABLE_PROMPTS": "1", "CLOUDSDK_CORE_DISABLE_USAGE_REPORTING": "1",
+            "CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK": "1",
+            "CLOUDSDK_AUTH_ACCESS_TOKEN_FILE": str(home / "token")}
+
+
+def setup_gcloud_storage(work, home, url, proxy=None):
+    # a build's upload to a bucket
+    _w(work / "dist" / "app.tar.gz", "a build\n")
+    return (["gcloud", "storage", "cp", "dist/app.tar.gz", "gs://acme-artifacts/builds/app.tar.gz"], gcloud_env(home))
+
+
+def setup_gcloud_run(work, home, url, proxy=None):
+    # a deploy's read of the service it updates
+    return (["gcloud", "run", "services", "describe", "web", "--region", "us-central1", "--format", "value(status.url)"],
+            gcloud_env(home))
+
+
 # tool: (set-up, version arguments, the registry's name)
 TOOLS = {
     "npm": (setup_npm, ["--version"], "registry.npmjs.org"),
@@ -1021,6 +1046,9 @@ TOOLS = {
     # the GitHub CLI as Debian 12 packages it (2.23.0), against GitHub's API
     "gh": (setup_gh, ["--version"], "api.github.com"),
     "gh-pr": (setup_gh_pr, ["--version"], "api.github.com"),
+    # the machine's Google Cloud SDK (528.0.0)
+    "gcloud-storage": (setup_gcloud_storage, ["version"], "storage.googleapis.com"),
+    "gcloud-run": (setup_gcloud_run, ["version"], "run.googleapis.com"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
@@ -1105,7 +1133,7 @@ def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
     if https_only(tool):
         # (the registry's CA as OpenSSL, Node and git each read it)
         env["SSL_CERT_FILE"] = env["NODE_EXTRA_CA_CERTS"] = env["GIT_SSL_CAINFO"] = str(certdir / "trusted-ca.pem")
-        env["AWS_CA_BUNDLE"] = env["SSL_CERT_FILE"]
+        env["AWS_CA_BUNDLE"] = env["CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE"] = env["SSL_CERT_FILE"]
     cap = ACTIONS.get(tool, {}).get("cap", CAP_S)
     reg = Registry(scenario, certdir, https=https_only(tool), ok=ACTIONS.get(tool, {}).get("ok"), hold=cap)
     t0 = time.time()
