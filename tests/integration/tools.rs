@@ -452,6 +452,46 @@ fn the_fiftieth_reviews_logs_read_as_judged() {
     review_reads_as_judged("s50", 69, REVIEW50_LEFT);
 }
 
+/// Logs of the fiftieth session's second review (`testdata/review/s50b/`,
+/// of the Google Cloud SDK's patterns and the proxy rules) read otherwise
+/// than judged, each with its reason.
+const REVIEW50B_LEFT: &[(&str, &str)] = &[
+    (
+        "healthy-08.log",
+        "the job's own proxy container on a private address: a Go dial to the runner's proxy reads the same",
+    ),
+    (
+        "healthy-24.log",
+        "the job's own proxy on loopback at a well-known port: a proxy agent on the runner reads the same",
+    ),
+    (
+        "healthy-10.log",
+        "an upload's 503 the script let pass, then jest fails: no rule or progress row reads jest's summary",
+    ),
+    (
+        "fault-17.log",
+        "workload identity's impersonation answered 503 inside google-auth's JSON-escaped body under the refresh \
+         sentence: no printer's source shows where the status falls",
+    ),
+    (
+        "fault-19.log",
+        "the GCE metadata server unreachable: a hosted runner with no credentials configured ends the same way, \
+         the job's own setup",
+    ),
+    (
+        "fault-25.log",
+        "the token refresh answered with Google's 502 page: the page's status sits rows below the refresh sentence",
+    ),
+];
+
+/// The fiftieth session's second hostile review (`testdata/review/s50b/`):
+/// the Google Cloud SDK's words in healthy jobs are charged, its outages
+/// worded otherwise are caught, but `REVIEW50B_LEFT`.
+#[test]
+fn the_fiftieth_second_reviews_logs_read_as_judged() {
+    review_reads_as_judged("s50b", 52, REVIEW50B_LEFT);
+}
+
 /// Every log of `testdata/review/{dir}/` reads as its manifest judges it
 /// (`charge`, or a fault: `pause`/`retry`), but those `left` lists, which
 /// must still read otherwise.
