@@ -917,13 +917,13 @@ def setup_aws_s3(work, home, url, proxy=None):
     # that a silent server ends the step within the cap (the default is 60 s
     # a try, five tries)
     _w(work / "dist" / "build.tar.gz", "a build\n")
-    return (["aws", "s3", "cp", "--cli-read-timeout", "15", "dist/build.tar.gz",
+    return ([*tool_bin("aws-s3"), "s3", "cp", "--cli-read-timeout", "15", "dist/build.tar.gz",
              "s3://acme-artifacts/builds/build.tar.gz"], dict(AWS_ENV))
 
 
 def setup_aws_ecr(work, home, url, proxy=None):
     # the registry password a job pipes into `docker login` (a JSON-protocol call)
-    return (["aws", "ecr", "get-login-password", "--cli-read-timeout", "15"], dict(AWS_ENV))
+    return ([*tool_bin("aws-ecr"), "ecr", "get-login-password", "--cli-read-timeout", "15"], dict(AWS_ENV))
 
 
 KUBE = "https://4A1B2C3D4E5F60718293A4B5C6D7E8F9.gr7.us-east-1.eks.amazonaws.com"

@@ -166,6 +166,22 @@ class HttpsOnly(unittest.TestCase):
             self.assertTrue(ci_tools.base_url("terraform-plain", scenario).startswith("https://"))
         self.assertTrue(ci_tools.base_url("npm", "unavailable").startswith("http://"))
 
+    def test_the_cloud_clis_reach_their_names_over_https_with_a_chain_they_trust(self):
+        # the AWS CLI, kubectl, gh and gcloud speak https only: every name
+        # they reach resolves to the fake server and is in its certificate
+        with tempfile.TemporaryDirectory() as d:
+            ci_tools.make_cert(Path(d))
+            san = (Path(d) / "san.ext").read_text()
+        ok = ci_tools.hosts_file("unavailable")
+        for tool in ("aws-s3", "aws-ecr", "kubectl", "kubectl-get", "gh", "gh-pr", "gcloud-storage", "gcloud-run"):
+            self.assertTrue(ci_tools.base_url(tool, "unavailable").startswith("https://"), tool)
+            host = ci_tools.TOOLS[tool][2]
+            self.assertIn(f"{ci_tools.ADDR}\t{host}\n", ok)
+            self.assertIn(f"DNS:{host}", san)
+        for name in ci_tools.OTHER_NAMES:
+            self.assertIn(f"DNS:{name}", san)
+            self.assertNotIn(name, ci_tools.hosts_file("dns"))
+
 
 class Wrappers(unittest.TestCase):
     def test_a_wrapper_not_in_the_cache_is_skipped_and_one_in_it_is_set_up(self):
