@@ -316,7 +316,7 @@ class Registry:
 # chain of its own, whose CA their run trusts (SSL_CERT_FILE), in every
 # scenario; under `tls` the proxy's chain, as for every tool.
 HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "kubectl-get", "gh", "gh-pr",
-              "gcloud-storage", "gcloud-run"}
+              "gcloud-storage", "gcloud-run", "skopeo"}
 
 
 def https_only(tool: str) -> bool:
@@ -1000,6 +1000,13 @@ def setup_gcloud_run(work, home, url, proxy=None):
             gcloud_env(home))
 
 
+def setup_skopeo(work, home, url, proxy=None):
+    # a release job's copy of an image between registries, no daemon
+    # (containers/image), reading the source's manifest first
+    return (["skopeo", "--command-timeout", "60s", "copy", "--retry-times", "2",
+             "docker://ghcr.io/acme/app:1.4.2", f"dir:{work / 'image'}"], {"REGISTRY_AUTH_FILE": str(home / "auth.json")})
+
+
 # tool: (set-up, version arguments, the registry's name)
 TOOLS = {
     "npm": (setup_npm, ["--version"], "registry.npmjs.org"),
@@ -1046,6 +1053,8 @@ TOOLS = {
     # the GitHub CLI as Debian 12 packages it (2.23.0), against GitHub's API
     "gh": (setup_gh, ["--version"], "api.github.com"),
     "gh-pr": (setup_gh_pr, ["--version"], "api.github.com"),
+    # Debian 12's skopeo (1.9.3, containers/image)
+    "skopeo": (setup_skopeo, ["--version"], "ghcr.io"),
     # the machine's Google Cloud SDK (528.0.0)
     "gcloud-storage": (setup_gcloud_storage, ["version"], "storage.googleapis.com"),
     "gcloud-run": (setup_gcloud_run, ["version"], "run.googleapis.com"),
