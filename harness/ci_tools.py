@@ -316,7 +316,7 @@ class Registry:
 # chain of its own, whose CA their run trusts (SSL_CERT_FILE), in every
 # scenario; under `tls` the proxy's chain, as for every tool.
 HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "kubectl-get", "gh", "gh-pr",
-              "gcloud-storage", "gcloud-run", "skopeo"}
+              "gcloud-storage", "gcloud-run", "skopeo", "podman"}
 
 
 def https_only(tool: str) -> bool:
@@ -1007,6 +1007,15 @@ def setup_skopeo(work, home, url, proxy=None):
              "docker://ghcr.io/acme/app:1.4.2", f"dir:{work / 'image'}"], {"REGISTRY_AUTH_FILE": str(home / "auth.json")})
 
 
+def setup_podman(work, home, url, proxy=None):
+    # a job's `podman pull` as root, its storage the run's own (vfs: no
+    # overlay mount inside the namespace)
+    (home / "xdg").mkdir(parents=True, exist_ok=True)
+    return (["podman", "--root", str(home / "storage"), "--runroot", str(home / "run"), "--storage-driver", "vfs",
+             "--cgroup-manager", "cgroupfs", "--events-backend", "none", "pull", "ghcr.io/acme/app:1.4.2"],
+            {"XDG_RUNTIME_DIR": str(home / "xdg")})
+
+
 # tool: (set-up, version arguments, the registry's name)
 TOOLS = {
     "npm": (setup_npm, ["--version"], "registry.npmjs.org"),
@@ -1053,8 +1062,9 @@ TOOLS = {
     # the GitHub CLI as Debian 12 packages it (2.23.0), against GitHub's API
     "gh": (setup_gh, ["--version"], "api.github.com"),
     "gh-pr": (setup_gh_pr, ["--version"], "api.github.com"),
-    # Debian 12's skopeo (1.9.3, containers/image)
+    # Debian 12's skopeo (1.9.3) and podman (4.3.1), both containers/image
     "skopeo": (setup_skopeo, ["--version"], "ghcr.io"),
+    "podman": (setup_podman, ["--version"], "ghcr.io"),
     # the machine's Google Cloud SDK (528.0.0)
     "gcloud-storage": (setup_gcloud_storage, ["version"], "storage.googleapis.com"),
     "gcloud-run": (setup_gcloud_run, ["version"], "run.googleapis.com"),
