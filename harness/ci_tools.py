@@ -965,17 +965,21 @@ def setup_kubectl_get(work, home, url, proxy=None):
     return ([*tool_bin("kubectl"), "get", "deployment", "web", "--request-timeout=20s"], kubeconfig(home))
 
 
+# The GitHub CLI with the job's token, no prompts, no update check
+GH_ENV = {"GH_TOKEN": TOKEN, "GH_PROMPT_DISABLED": "1", "GH_NO_UPDATE_NOTIFIER": "1"}
+
+
 def setup_gh(work, home, url, proxy=None):
-    # a release job's upload of its build (REST), with the job's token
+    # a release job's upload of its build (REST)
     _w(work / "dist" / "app.tar.gz", "a build\n")
-    return (["gh", "release", "upload", "v1.4.2", "dist/app.tar.gz", "--repo", "acme/app", "--clobber"],
-            {"GH_TOKEN": TOKEN, "GH_PROMPT_DISABLED": "1", "GH_NO_UPDATE_NOTIFIER": "1"})
+    return ([*tool_bin("gh"), "release", "upload", "v1.4.2", "dist/app.tar.gz", "--repo", "acme/app", "--clobber"],
+            dict(GH_ENV))
 
 
 def setup_gh_pr(work, home, url, proxy=None):
     # a workflow's comment on its pull request (GraphQL)
-    return (["gh", "pr", "comment", "17", "--repo", "acme/app", "--body", "Preview deployed."],
-            {"GH_TOKEN": TOKEN, "GH_PROMPT_DISABLED": "1", "GH_NO_UPDATE_NOTIFIER": "1"})
+    return ([*tool_bin("gh-pr"), "pr", "comment", "17", "--repo", "acme/app", "--body", "Preview deployed."],
+            dict(GH_ENV))
 
 
 def gcloud_env(home: Path) -> dict:
@@ -991,19 +995,19 @@ def gcloud_env(home: Path) -> dict:
 def setup_gcloud_storage(work, home, url, proxy=None):
     # a build's upload to a bucket
     _w(work / "dist" / "app.tar.gz", "a build\n")
-    return (["gcloud", "storage", "cp", "dist/app.tar.gz", "gs://acme-artifacts/builds/app.tar.gz"], gcloud_env(home))
+    return ([*tool_bin("gcloud-storage"), "storage", "cp", "dist/app.tar.gz", "gs://acme-artifacts/builds/app.tar.gz"], gcloud_env(home))
 
 
 def setup_gcloud_run(work, home, url, proxy=None):
     # a deploy's read of the service it updates
-    return (["gcloud", "run", "services", "describe", "web", "--region", "us-central1", "--format", "value(status.url)"],
+    return ([*tool_bin("gcloud-run"), "run", "services", "describe", "web", "--region", "us-central1", "--format", "value(status.url)"],
             gcloud_env(home))
 
 
 def setup_skopeo(work, home, url, proxy=None):
     # a release job's copy of an image between registries, no daemon
     # (containers/image), reading the source's manifest first
-    return (["skopeo", "--command-timeout", "60s", "copy", "--retry-times", "2",
+    return ([*tool_bin("skopeo"), "--command-timeout", "60s", "copy", "--retry-times", "2",
              "docker://ghcr.io/acme/app:1.4.2", f"dir:{work / 'image'}"], {"REGISTRY_AUTH_FILE": str(home / "auth.json")})
 
 
@@ -1011,7 +1015,7 @@ def setup_podman(work, home, url, proxy=None):
     # a job's `podman pull` as root, its storage the run's own (vfs: no
     # overlay mount inside the namespace)
     (home / "xdg").mkdir(parents=True, exist_ok=True)
-    return (["podman", "--root", str(home / "storage"), "--runroot", str(home / "run"), "--storage-driver", "vfs",
+    return ([*tool_bin("podman"), "--root", str(home / "storage"), "--runroot", str(home / "run"), "--storage-driver", "vfs",
              "--cgroup-manager", "cgroupfs", "--events-backend", "none", "pull", "ghcr.io/acme/app:1.4.2"],
             {"XDG_RUNTIME_DIR": str(home / "xdg")})
 

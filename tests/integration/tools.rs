@@ -1,11 +1,9 @@
-//! The real CI tools' own output: npm, yarn 1 and 4, pnpm, bun, pip, uv,
-//! cargo, go, git, curl, Maven, apt-get, RubyGems, Bundler, Composer,
-//! Docker, Terraform, the Gradle and Maven wrappers and GitHub's setup-node,
-//! setup-python and cache actions (and older npm, pnpm and pip), run by
-//! `harness/ci_tools.py` against a registry
-//! on loopback that fails on purpose, each log classified with `ci` as
-//! `classify` reads it, against what `testdata/tools/manifest.tsv` says the
-//! run was (`harness/README.md`, "The CI tools").
+//! The real CI tools' own output: the package managers, build tools and
+//! clients, GitHub's own actions and the cloud CLIs that
+//! `harness/ci_tools.py` runs (its `TOOLS`, listed in harness/README.md,
+//! "The CI tools") against a registry on loopback that fails on purpose,
+//! each log classified with `ci` as `classify` reads it, against what
+//! `testdata/tools/manifest.tsv` says the run was.
 
 use std::collections::BTreeMap;
 
@@ -109,34 +107,9 @@ fn the_tool_manifest_names_every_capture_and_only_captures() {
         assert!(["fault", "charge"].contains(&c.expect.as_str()), "{}: expect {}", c.path, c.expect);
     }
     let tools: std::collections::BTreeSet<&str> = rows.iter().map(|c| c.tool.as_str()).collect();
-    for tool in [
-        "npm",
-        "yarn",
-        "yarn4",
-        "pnpm",
-        "bun",
-        "pip",
-        "pip-v",
-        "uv",
-        "cargo",
-        "go",
-        "git",
-        "curl",
-        "maven",
-        "apt",
-        "gem",
-        "bundler",
-        "aws-s3",
-        "aws-ecr",
-        "kubectl",
-        "kubectl-get",
-        "gh",
-        "gh-pr",
-        "gcloud-storage",
-        "gcloud-run",
-        "skopeo",
-        "podman",
-    ] {
+    let required = "npm yarn yarn4 pnpm bun pip pip-v uv cargo go git curl maven apt gem bundler aws-s3 aws-ecr \
+                    kubectl kubectl-get gh gh-pr gcloud-storage gcloud-run skopeo podman";
+    for tool in required.split_whitespace() {
         assert!(tools.contains(tool), "no captures of {tool}");
     }
     // every file on disk is a row
