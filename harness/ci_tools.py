@@ -108,7 +108,9 @@ FAULT_RE = {
     # (apt words a reset and a timeout alike: `Connection failed`)
     # (Node names a reset before any answer `socket hang up`)
     "reset": r"(?i)reset|ECONNRESET|closed|\bEOF\b|broken pipe|empty reply|disconnect|aborted|ended prematurely|recv failure"
-             r"|connection failed|socket hang up",
+             r"|connection failed|socket hang up"
+             # (GnuTLS's words for a failed read, as wget prints them)
+             r"|error in the pull function",
     "hang": r"(?i)time[sd]? ?out|timedout|ETIMEDOUT|deadline|too slow|connection failed",
     # (botocore words a refused, unresolved or unreachable endpoint alike:
     # `Could not connect to the endpoint URL`)
@@ -121,7 +123,10 @@ FAULT_RE = {
     "unreachable": r"(?i)unreachable|ENETUNREACH|EHOSTUNREACH|no route|os error 101|errno 101|connection failed"
                    r"|couldn.t connect|failed to connect|connection ?refused|could not connect to the endpoint",
     "truncated": r"(?i)premature|unexpected end|\bEOF\b|incomplete|closed|reset|truncat|aborted|short read"
-                 r"|not enough bytes|content.length|end of (?:file|data|stream)|ended|body|partial",
+                 r"|not enough bytes|content.length|end of (?:file|data|stream)|ended|body|partial"
+                 # (GnuTLS's close without its notify; a size the download fell
+                 # short of, as Puppeteer and Cypress word it)
+                 r"|non-properly terminated|bytes, received|corrupted download",
     "proxy-down": r"(?i)proxy|refused|ECONNREFUSED|tunnel|couldn.t connect|failed to connect|connection failed",
     "cut-tarball": r"(?i)unexpected end|\bEOF\b|incomplete|integrity|checksum|sha512|shasum|corrupt|TAR_BAD_ARCHIVE"
                    r"|Z_BUF_ERROR|zlib|invalid tar|gzip|truncat|premature|bad archive|tarball|extract",
@@ -316,7 +321,8 @@ class Registry:
 # chain of its own, whose CA their run trusts (SSL_CERT_FILE), in every
 # scenario; under `tls` the proxy's chain, as for every tool.
 HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "kubectl-get", "gh", "gh-pr",
-              "gcloud-storage", "gcloud-run", "skopeo", "podman"}
+              "gcloud-storage", "gcloud-run", "skopeo", "podman", "wget", "playwright", "cypress", "puppeteer",
+              "pre-commit"}
 
 
 def https_only(tool: str) -> bool:
@@ -345,7 +351,8 @@ def hosts_file(scenario: str) -> str:
 # Bundler's compact index; S3's other spellings of a bucket's endpoint)
 OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org", "s3.amazonaws.com",
                "acme-artifacts.s3.us-east-1.amazonaws.com", "s3.us-east-1.amazonaws.com", "uploads.github.com",
-               "us-central1-run.googleapis.com", "oauth2.googleapis.com"}
+               "us-central1-run.googleapis.com", "oauth2.googleapis.com",
+               "playwright.download.prss.microsoft.com", "cdn.cypress.io"}
 
 
 def proxy_env(tool: str, scenario: str) -> dict:
@@ -378,10 +385,13 @@ def node_tool(name: str) -> Path:
 # machine has no copy of, each installed under TOOLCACHE/<tool>@<version>/:
 # the npm packages by `npm install --prefix`, pip and uv into a venv.
 AT: dict[str, str] = {}
-PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1"}
+PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
+          "playwright": "1.65.2", "cypress": "15.3.0", "puppeteer": "25.19.0", "pre-commit": "4.7.0"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
-            "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun")}
-PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry"}
+            "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun"),
+            "playwright": ("playwright", "playwright"), "cypress": ("cypress", "cypress"),
+            "puppeteer": ("puppeteer", "puppeteer")}
+PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit"}
 
 
 def release(tool: str) -> str | None:
@@ -400,7 +410,7 @@ def tool_bin(tool: str) -> list[str]:
         v = release("pip")
         py = str(TOOLCACHE / f"pip@{v}" / "bin" / "python") if v else sys.executable
         return [py, "-m", "pip"]
-    if tool in ("uv", "poetry"):
+    if tool in ("uv", "poetry", "pre-commit"):
         return [str(TOOLCACHE / f"{tool}@{v}" / "bin" / tool)]
     return [COMMAND.get(tool, tool)]
 
@@ -1020,6 +1030,58 @@ def setup_podman(work, home, url, proxy=None):
             {"XDG_RUNTIME_DIR": str(home / "xdg")})
 
 
+def setup_wget(work, home, url, proxy=None):
+    # an install script's download of a release asset (wget reads its CA from
+    # its own file, not SSL_CERT_FILE: run_one writes ~/.wgetrc)
+    return (["wget", "--tries=2", "--timeout=10", "-O", str(work / "tool.tar.gz"),
+             f"{url}/acme/tool/releases/download/v1.4.2/tool-linux-amd64.tar.gz"], {})
+
+
+def setup_playwright(work, home, url, proxy=None):
+    # a test job's `npx playwright install chromium`: the browser from
+    # Playwright's CDN (its mirror's name in OTHER_NAMES)
+    return ([*tool_bin("playwright"), "install", "chromium"], {"PLAYWRIGHT_BROWSERS_PATH": str(home / "ms-playwright")})
+
+
+def npm_postinstall(tool: str, work: Path) -> list[str]:
+    """A package's postinstall script as `npm ci` runs it, through npm
+    (`npm rebuild` runs the same scripts offline) in a copy of the install."""
+    src = TOOLCACHE / f"{tool}@{release(tool)}"
+    for name in ("package.json", "package-lock.json"):
+        shutil.copy(src / name, work / name)
+    shutil.copytree(src / "node_modules", work / "node_modules", symlinks=True)
+    return [*tool_bin("npm"), "rebuild", NODE_PKG[tool][0]]
+
+
+def setup_cypress(work, home, url, proxy=None):
+    # `npm ci` in a project that tests with Cypress: its postinstall fetches
+    # the binary from download.cypress.io
+    return (npm_postinstall("cypress", work), {"CYPRESS_CACHE_FOLDER": str(home / ".cache" / "Cypress")})
+
+
+def setup_puppeteer(work, home, url, proxy=None):
+    # `npx puppeteer browsers install chrome`, as a job that caches the
+    # browser runs it: Chrome for Testing from storage.googleapis.com (the
+    # postinstall of `npm ci` warns and exits 0 on a failed download, and
+    # npm shows nothing of a script that passed)
+    return ([*tool_bin("puppeteer"), "browsers", "install", "chrome"],
+            {"PUPPETEER_CACHE_DIR": str(home / ".cache" / "puppeteer")})
+
+
+def setup_pre_commit(work, home, url, proxy=None):
+    # pre-commit's action (`pre-commit run --show-diff-on-failure
+    # --color=always --all-files`), its hooks' repository cloned from GitHub
+    # (a repository made by hand: no git started outside launch_guard)
+    for d in ("objects", "refs/heads"):
+        (work / ".git" / d).mkdir(parents=True, exist_ok=True)
+    _w(work / ".git" / "HEAD", "ref: refs/heads/main\n")
+    _w(work / ".git" / "config", "[core]\n\trepositoryformatversion = 0\n\tbare = false\n")
+    _w(work / ".pre-commit-config.yaml", f"repos:\n  - repo: {url}/pre-commit/pre-commit-hooks\n    rev: v5.0.0\n"
+       "    hooks:\n      - id: trailing-whitespace\n")
+    return ([*tool_bin("pre-commit"), "run", "--show-diff-on-failure", "--color=always", "--all-files"],
+            {"PRE_COMMIT_HOME": str(home / ".cache" / "pre-commit"), "GIT_TERMINAL_PROMPT": "0"})
+
+
 # tool: (set-up, version arguments, the registry's name)
 TOOLS = {
     "npm": (setup_npm, ["--version"], "registry.npmjs.org"),
@@ -1072,6 +1134,13 @@ TOOLS = {
     # the machine's Google Cloud SDK (528.0.0)
     "gcloud-storage": (setup_gcloud_storage, ["version"], "storage.googleapis.com"),
     "gcloud-run": (setup_gcloud_run, ["version"], "run.googleapis.com"),
+    # downloads a test or lint job makes before its work: Debian 12's wget
+    # (1.21.3), and the browsers and hooks from npm and PyPI packages
+    "wget": (setup_wget, ["--version"], "github.com"),
+    "playwright": (setup_playwright, ["--version"], "cdn.playwright.dev"),
+    "cypress": (setup_cypress, ["--version"], "download.cypress.io"),
+    "puppeteer": (setup_puppeteer, ["--version"], "storage.googleapis.com"),
+    "pre-commit": (setup_pre_commit, ["--version"], "github.com"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
@@ -1157,6 +1226,10 @@ def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
         # (the registry's CA as OpenSSL, Node and git each read it)
         env["SSL_CERT_FILE"] = env["NODE_EXTRA_CA_CERTS"] = env["GIT_SSL_CAINFO"] = str(certdir / "trusted-ca.pem")
         env["AWS_CA_BUNDLE"] = env["CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE"] = env["SSL_CERT_FILE"]
+        _w(home / ".wgetrc", f"ca_certificate = {env['SSL_CERT_FILE']}\n")
+        # (Cypress's downloader reads npm's cafile; under npm it did not take
+        # NODE_EXTRA_CA_CERTS)
+        env["npm_config_cafile"] = env["SSL_CERT_FILE"]
     cap = ACTIONS.get(tool, {}).get("cap", CAP_S)
     reg = Registry(scenario, certdir, https=https_only(tool), ok=ACTIONS.get(tool, {}).get("ok"), hold=cap)
     t0 = time.time()
@@ -1302,8 +1375,11 @@ def install() -> None:
         v = release(tool)
         d = TOOLCACHE / f"{tool}@{v}"
         if tool in NODE_PKG:
+            # (no browser at install: the runs are those downloads; and a
+            # cwd of its own, or npm reads `tool@v` as the folder of that name)
             subprocess.run(["npm", "install", "--prefix", str(d), "--no-audit", "--no-fund",
-                            f"{NODE_PKG[tool][0]}@{v}"], check=True)
+                            f"{NODE_PKG[tool][0]}@{v}"], check=True, cwd=tempfile.gettempdir(),
+                           env={**os.environ, "CYPRESS_INSTALL_BINARY": "0", "PUPPETEER_SKIP_DOWNLOAD": "1"})
         else:
             subprocess.run([sys.executable, "-m", "venv", str(d)], check=True)
             subprocess.run([str(d / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check",

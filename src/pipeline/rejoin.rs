@@ -126,7 +126,7 @@ pub fn rejoin(cleaned: &Cleaned, tui: bool) -> Option<Rejoined> {
             (!same_start(row, below)).then_some((i, joint))
         })
         .collect();
-    let pane = pane_cuts(cleaned, &candidates) >= PANE_CUTS;
+    let pane = pane_cuts(cleaned, &candidates, tui) >= PANE_CUTS;
     // A row one column short lost a blank only in a window shown to be a cut pane.
     let cuts: Vec<(usize, &str)> = candidates
         .into_iter()
@@ -379,9 +379,14 @@ fn laid_out(row: &str, width: usize) -> bool {
 /// on alike; a copy followed by another line than the others was a whole
 /// line (Codex 0.98's `ERROR codex_api::…` records of 311 columns on its
 /// standard error, the last above `ERROR: unexpected status 401 …`), and so
-/// were the others. The first [`COPY_GROUPS`] distinct rows are tracked,
-/// so the count stays linear in the rows.
-fn pane_cuts(cleaned: &Cleaned, candidates: &[(usize, Joint)]) -> usize {
+/// were the others. Outside a TUI's pane (`tui` false: a CI log), the copies
+/// of one row count once, however the rows below go on: a tool's retry loop
+/// prints its widest row again over the same error each time (Playwright
+/// 1.65's `Downloading … from {url}` over its download's `Error: …`, five
+/// tries), and a plain log is the common case there. The first
+/// [`COPY_GROUPS`] distinct rows are tracked, so the count stays linear in
+/// the rows.
+fn pane_cuts(cleaned: &Cleaned, candidates: &[(usize, Joint)], tui: bool) -> usize {
     struct Copies<'a> {
         row: &'a str,
         below: &'a str,
@@ -405,7 +410,7 @@ fn pane_cuts(cleaned: &Cleaned, candidates: &[(usize, Joint)]) -> usize {
             others += 1;
         }
     }
-    others + groups.iter().filter(|g| !g.whole).map(|g| g.count).sum::<usize>()
+    others + groups.iter().filter(|g| !g.whole).map(|g| if tui { g.count } else { 1 }).sum::<usize>()
 }
 
 /// How many distinct full-width rows [`pane_cuts`] compares the others with.
@@ -580,6 +585,22 @@ mod tests {
         );
         let out = rejoin(&clean(log.as_bytes(), false), true).unwrap();
         assert!(out.pane && out.is_piece(1) && out.is_piece(3));
+    }
+
+    #[test]
+    fn a_ci_log_s_retries_of_its_widest_row_show_no_pane() {
+        // A downloader's five tries, each printing the widest row of the log
+        // over the same error (Playwright 1.65's `Downloading …` rows).
+        let tries = format!("Downloading Chrome from https://cdn.example.net/{}.zip", row('c', 60));
+        let log = format!("{tries}\nError: connect ECONNREFUSED 104.16.1.35:443\n").repeat(5);
+        let cleaned = clean(log.as_bytes(), false);
+        // Not a pane in a CI log: the error row starts a line of its own.
+        let out = rejoin(&cleaned, false).unwrap();
+        assert!(!out.pane && !out.is_piece(9));
+        // A TUI's pane that cut one line printed again cut it alike each
+        // time: there the copies still show the cut.
+        let out = rejoin(&cleaned, true).unwrap();
+        assert!(out.pane && out.is_piece(9));
     }
 
     #[test]
