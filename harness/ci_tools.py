@@ -237,6 +237,19 @@ class Registry:
                 break
             data += chunk
         text = data.decode("latin-1", "replace")
+        # the request's body, read and dropped before the answer, as a server
+        # does: answering over an unread upload resets the connection, and
+        # the client reports the reset, not the status (twine's POST)
+        length = re.search(r"(?im)^content-length:[ \t]*([0-9]+)", text)
+        left = min(int(length.group(1)), 8 << 20) - len(data.split(b"\r\n\r\n", 1)[-1]) if length else 0
+        try:
+            while left > 0:
+                chunk = conn.recv(min(left, 65536))
+                if not chunk:
+                    break
+                left -= len(chunk)
+        except OSError:
+            pass
         m = re.search(r"(?im)^host:[ \t]*([^\r\n:]+)", text)
         return text.split("\r\n", 1)[0], (m.group(1) if m else None)
 
@@ -322,7 +335,7 @@ class Registry:
 # scenario; under `tls` the proxy's chain, as for every tool.
 HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "kubectl-get", "gh", "gh-pr",
               "gcloud-storage", "gcloud-run", "skopeo", "podman", "wget", "playwright", "cypress", "puppeteer",
-              "pre-commit"}
+              "pre-commit", "rustup", "twine"}
 
 
 def https_only(tool: str) -> bool:
@@ -386,12 +399,13 @@ def node_tool(name: str) -> Path:
 # the npm packages by `npm install --prefix`, pip and uv into a venv.
 AT: dict[str, str] = {}
 PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
-          "playwright": "1.65.2", "cypress": "15.3.0", "puppeteer": "25.19.0", "pre-commit": "4.7.0"}
+          "playwright": "1.65.2", "cypress": "15.3.0", "puppeteer": "25.19.0", "pre-commit": "4.7.0",
+          "twine": "7.0.0"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun"),
             "playwright": ("playwright", "playwright"), "cypress": ("cypress", "cypress"),
             "puppeteer": ("puppeteer", "puppeteer")}
-PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit"}
+PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit", "twine": "twine"}
 
 
 def release(tool: str) -> str | None:
@@ -410,7 +424,7 @@ def tool_bin(tool: str) -> list[str]:
         v = release("pip")
         py = str(TOOLCACHE / f"pip@{v}" / "bin" / "python") if v else sys.executable
         return [py, "-m", "pip"]
-    if tool in ("uv", "poetry", "pre-commit"):
+    if tool in ("uv", "poetry", "pre-commit", "twine"):
         return [str(TOOLCACHE / f"{tool}@{v}" / "bin" / tool)]
     return [COMMAND.get(tool, tool)]
 
@@ -421,17 +435,22 @@ COMMAND = {"maven": "mvn", "apt": "apt-get", "bundler": "bundle", "terraform-pla
            # (the interpreter's own script: pyenv's shim needs the HOME a run replaces)
            **dict.fromkeys(("aws-s3", "aws-ecr"), str(Path(sys.executable).parent / "aws")),
            **dict.fromkeys(("kubectl", "kubectl-get"), "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"),
-           "gh-pr": "gh",
+           "gh-pr": "gh", "npm-publish": "npm",
            **dict.fromkeys(("gcloud-storage", "gcloud-run"), "gcloud"),
            **dict.fromkeys(("docker", "docker-build", "docker-login", "docker-push"), "dockerd")}
+
+
+def npm_env(home: Path) -> dict:
+    """npm's retries and timeouts lowered, its cache the run's own."""
+    return {"npm_config_fetch_retries": "1", "npm_config_fetch_retry_mintimeout": "1000",
+            "npm_config_fetch_retry_maxtimeout": "2000", "npm_config_fetch_timeout": "10000",
+            "npm_config_update_notifier": "false", "npm_config_cache": str(home / ".npm")}
 
 
 def setup_npm(work, home, url, proxy=None):
     _w(work / "package.json", '{"name": "ci-job", "version": "1.0.0", "private": true}\n')
     return ([*tool_bin("npm"), "install", "--no-audit", "--no-fund", "--registry", f"{url}/", "left-pad@1.3.0"],
-            {"npm_config_fetch_retries": "1", "npm_config_fetch_retry_mintimeout": "1000",
-             "npm_config_fetch_retry_maxtimeout": "2000", "npm_config_fetch_timeout": "10000",
-             "npm_config_update_notifier": "false", "npm_config_cache": str(home / ".npm")})
+            npm_env(home))
 
 
 def setup_yarn(work, home, url, proxy=None):
@@ -1082,6 +1101,43 @@ def setup_pre_commit(work, home, url, proxy=None):
             {"PRE_COMMIT_HOME": str(home / ".cache" / "pre-commit"), "GIT_TERMINAL_PROMPT": "0"})
 
 
+def setup_rustup(work, home, url, proxy=None):
+    # a Rust job's toolchain step on a runner without it (`rustup toolchain
+    # install stable --profile minimal`, as dtolnay/rust-toolchain runs it):
+    # the machine's rustup, a fresh RUSTUP_HOME, static.rust-lang.org
+    return (["rustup", "toolchain", "install", "stable", "--profile", "minimal", "--no-self-update"],
+            {"RUSTUP_HOME": str(home / ".rustup"), "CARGO_HOME": str(home / ".cargo"), "RUSTUP_DIST_SERVER": url,
+             "RUSTUP_MAX_RETRIES": "1"})
+
+
+def wheel(dist: Path, name: str, version: str) -> None:
+    """A minimal wheel of `name` (metadata only), which twine reads and sends."""
+    import zipfile
+    info = f"{name.replace('-', '_')}-{version}.dist-info"
+    dist.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(dist / f"{name.replace('-', '_')}-{version}-py3-none-any.whl", "w") as z:
+        z.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+        z.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        z.writestr(f"{info}/RECORD", "")
+
+
+def setup_twine(work, home, url, proxy=None):
+    # a release job's upload of its build to PyPI with an API token
+    # (requests takes the run's CA from REQUESTS_CA_BUNDLE)
+    wheel(work / "dist", "acme-app", "1.4.2")
+    return ([*tool_bin("twine"), "upload", "--non-interactive", "dist/*"],
+            {"TWINE_USERNAME": "__token__", "TWINE_PASSWORD": "pypi-faultsiftHarnessFakeToken0123456789"})
+
+
+def setup_npm_publish(work, home, url, proxy=None):
+    # a release job's `npm publish` of its package with the job's token
+    _w(work / "package.json", '{"name": "@acme/app", "version": "1.4.2", "main": "index.js"}\n')
+    _w(work / "index.js", "module.exports = 1;\n")
+    host = url.split("//", 1)[1]
+    _w(work / ".npmrc", f"//{host}/:_authToken=npm_faultsiftHarnessFakeToken0123456789\n")
+    return ([*tool_bin("npm"), "publish", "--access", "public", "--registry", f"{url}/"], npm_env(home))
+
+
 # tool: (set-up, version arguments, the registry's name)
 TOOLS = {
     "npm": (setup_npm, ["--version"], "registry.npmjs.org"),
@@ -1141,6 +1197,11 @@ TOOLS = {
     "cypress": (setup_cypress, ["--version"], "download.cypress.io"),
     "puppeteer": (setup_puppeteer, ["--version"], "storage.googleapis.com"),
     "pre-commit": (setup_pre_commit, ["--version"], "github.com"),
+    # a Rust job's toolchain step, and the release steps that publish a
+    # build: twine to PyPI, npm to the npm registry
+    "rustup": (setup_rustup, ["--version"], "static.rust-lang.org"),
+    "twine": (setup_twine, ["--version"], "upload.pypi.org"),
+    "npm-publish": (setup_npm_publish, ["--version"], "registry.npmjs.org"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
@@ -1230,6 +1291,7 @@ def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
         # (Cypress's downloader reads npm's cafile; under npm it did not take
         # NODE_EXTRA_CA_CERTS)
         env["npm_config_cafile"] = env["SSL_CERT_FILE"]
+        env["REQUESTS_CA_BUNDLE"] = env["SSL_CERT_FILE"]
     cap = ACTIONS.get(tool, {}).get("cap", CAP_S)
     reg = Registry(scenario, certdir, https=https_only(tool), ok=ACTIONS.get(tool, {}).get("ok"), hold=cap)
     t0 = time.time()

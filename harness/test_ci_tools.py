@@ -173,7 +173,8 @@ class HttpsOnly(unittest.TestCase):
             ci_tools.make_cert(Path(d))
             san = (Path(d) / "san.ext").read_text()
         ok = ci_tools.hosts_file("unavailable")
-        for tool in ("aws-s3", "aws-ecr", "kubectl", "kubectl-get", "gh", "gh-pr", "gcloud-storage", "gcloud-run"):
+        for tool in ("aws-s3", "aws-ecr", "kubectl", "kubectl-get", "gh", "gh-pr", "gcloud-storage", "gcloud-run",
+                     "wget", "playwright", "cypress", "puppeteer", "pre-commit", "rustup", "twine"):
             self.assertTrue(ci_tools.base_url(tool, "unavailable").startswith("https://"), tool)
             host = ci_tools.TOOLS[tool][2]
             self.assertIn(f"{ci_tools.ADDR}\t{host}\n", ok)
@@ -182,6 +183,26 @@ class HttpsOnly(unittest.TestCase):
             self.assertIn(f"DNS:{name}", san)
             self.assertNotIn(name, ci_tools.hosts_file("dns"))
 
+
+
+class Requests(unittest.TestCase):
+    def test_a_requests_body_is_read_before_the_answer(self):
+        # an answer over an unread upload resets the connection (twine's
+        # POST saw the reset, not the status): the body is read and dropped,
+        # and what follows it on the connection is left
+        import socket
+        import threading
+        ours, theirs = socket.socketpair()
+        with ours, theirs:
+            theirs.sendall(b"POST /legacy/ HTTP/1.1\r\nHost: upload.pypi.org\r\nContent-Length: 11\r\n\r\nhello")
+            # (the body's rest arrives after the head has been read)
+            later = threading.Timer(0.3, lambda: theirs.sendall(b" worldNEXT"))
+            later.start()
+            head, host = ci_tools.Registry.read_head(None, ours)
+            later.join()
+            self.assertEqual((head, host), ("POST /legacy/ HTTP/1.1", "upload.pypi.org"))
+            ours.settimeout(1)
+            self.assertEqual(ours.recv(16), b"NEXT")
 
 class Wrappers(unittest.TestCase):
     def test_a_wrapper_not_in_the_cache_is_skipped_and_one_in_it_is_set_up(self):
