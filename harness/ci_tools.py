@@ -335,7 +335,7 @@ class Registry:
 # scenario; under `tls` the proxy's chain, as for every tool.
 HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "kubectl-get", "gh", "gh-pr",
               "gcloud-storage", "gcloud-run", "skopeo", "podman", "wget", "playwright", "cypress", "puppeteer",
-              "pre-commit", "rustup", "twine"}
+              "pre-commit", "rustup", "twine", "codecov", "ansible-galaxy", "hf"}
 
 
 def https_only(tool: str) -> bool:
@@ -365,7 +365,7 @@ def hosts_file(scenario: str) -> str:
 OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org", "s3.amazonaws.com",
                "acme-artifacts.s3.us-east-1.amazonaws.com", "s3.us-east-1.amazonaws.com", "uploads.github.com",
                "us-central1-run.googleapis.com", "oauth2.googleapis.com",
-               "playwright.download.prss.microsoft.com", "cdn.cypress.io"}
+               "playwright.download.prss.microsoft.com", "cdn.cypress.io", "ingest.codecov.io"}
 
 
 def proxy_env(tool: str, scenario: str) -> dict:
@@ -400,12 +400,15 @@ def node_tool(name: str) -> Path:
 AT: dict[str, str] = {}
 PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           "playwright": "1.65.2", "cypress": "15.3.0", "puppeteer": "25.19.0", "pre-commit": "4.7.0",
-          "twine": "7.0.0"}
+          "twine": "7.0.0", "codecov": "11.3.1", "ansible-galaxy": "2.19.14", "hf": "2.4.0"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun"),
             "playwright": ("playwright", "playwright"), "cypress": ("cypress", "cypress"),
             "puppeteer": ("puppeteer", "puppeteer")}
-PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit", "twine": "twine"}
+PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit", "twine": "twine",
+          "codecov": "codecov-cli", "ansible-galaxy": "ansible-core", "hf": "huggingface_hub"}
+# (the command a PyPI package installs, where it is not the tool's name)
+PY_BIN = {"codecov": "codecovcli"}
 
 
 def release(tool: str) -> str | None:
@@ -424,8 +427,8 @@ def tool_bin(tool: str) -> list[str]:
         v = release("pip")
         py = str(TOOLCACHE / f"pip@{v}" / "bin" / "python") if v else sys.executable
         return [py, "-m", "pip"]
-    if tool in ("uv", "poetry", "pre-commit", "twine"):
-        return [str(TOOLCACHE / f"{tool}@{v}" / "bin" / tool)]
+    if tool in PY_PKG:
+        return [str(TOOLCACHE / f"{tool}@{v}" / "bin" / PY_BIN.get(tool, tool))]
     return [COMMAND.get(tool, tool)]
 
 
@@ -1090,11 +1093,7 @@ def setup_puppeteer(work, home, url, proxy=None):
 def setup_pre_commit(work, home, url, proxy=None):
     # pre-commit's action (`pre-commit run --show-diff-on-failure
     # --color=always --all-files`), its hooks' repository cloned from GitHub
-    # (a repository made by hand: no git started outside launch_guard)
-    for d in ("objects", "refs/heads"):
-        (work / ".git" / d).mkdir(parents=True, exist_ok=True)
-    _w(work / ".git" / "HEAD", "ref: refs/heads/main\n")
-    _w(work / ".git" / "config", "[core]\n\trepositoryformatversion = 0\n\tbare = false\n")
+    hand_made_repo(work)
     _w(work / ".pre-commit-config.yaml", f"repos:\n  - repo: {url}/pre-commit/pre-commit-hooks\n    rev: v5.0.0\n"
        "    hooks:\n      - id: trailing-whitespace\n")
     return ([*tool_bin("pre-commit"), "run", "--show-diff-on-failure", "--color=always", "--all-files"],
@@ -1136,6 +1135,41 @@ def setup_npm_publish(work, home, url, proxy=None):
     host = url.split("//", 1)[1]
     _w(work / ".npmrc", f"//{host}/:_authToken=npm_faultsiftHarnessFakeToken0123456789\n")
     return ([*tool_bin("npm"), "publish", "--access", "public", "--registry", f"{url}/"], npm_env(home))
+
+
+def hand_made_repo(work: Path) -> None:
+    """A git repository made by hand (no git started outside launch_guard)."""
+    for d in ("objects", "refs/heads"):
+        (work / ".git" / d).mkdir(parents=True, exist_ok=True)
+    _w(work / ".git" / "HEAD", "ref: refs/heads/main\n")
+    _w(work / ".git" / "config", "[core]\n\trepositoryformatversion = 0\n\tbare = false\n")
+
+
+def setup_codecov(work, home, url, proxy=None):
+    # codecov-action's upload (Codecov's CLI, `upload-coverage`) of a
+    # coverage report to api.codecov.io with the repository's token
+    hand_made_repo(work)
+    _w(work / "coverage.xml", '<?xml version="1.0" ?>\n<coverage version="7.6" line-rate="1" branch-rate="0" '
+       'lines-covered="1" lines-valid="1">\n<packages><package name="app" line-rate="1"><classes>'
+       '<class name="app.py" filename="app.py" line-rate="1"><lines><line number="1" hits="1"/></lines></class>'
+       '</classes></package></packages>\n</coverage>\n')
+    return ([*tool_bin("codecov"), "-v", "upload-coverage", "--git-service", "github", "--token",
+             "0f1e2d3c-faultsift-harness-fake-token", "--sha", "3f786850e387550fdab836ed7e6dc881de23001b",
+             "--slug", "acme/app", "--branch", "main", "--file", "coverage.xml", "--disable-search",
+             "--fail-on-error"], {})
+
+
+def setup_ansible_galaxy(work, home, url, proxy=None):
+    # a deploy job's Ansible collections from Galaxy
+    return ([*tool_bin("ansible-galaxy"), "collection", "install", "community.general:9.5.0", "-p",
+             str(work / "collections")], {"ANSIBLE_HOME": str(home / ".ansible"), "ANSIBLE_NOCOLOR": "1"})
+
+
+def setup_hf(work, home, url, proxy=None):
+    # an ML job's model download from the Hugging Face Hub (`hf download`)
+    return ([*tool_bin("hf"), "download", "openai-community/gpt2", "config.json", "--local-dir", str(work / "models")],
+            {"HF_HOME": str(home / ".cache" / "huggingface"), "HF_HUB_DISABLE_TELEMETRY": "1",
+             "HF_HUB_ETAG_TIMEOUT": "10", "HF_HUB_DOWNLOAD_TIMEOUT": "10"})
 
 
 # tool: (set-up, version arguments, the registry's name)
@@ -1202,6 +1236,11 @@ TOOLS = {
     "rustup": (setup_rustup, ["--version"], "static.rust-lang.org"),
     "twine": (setup_twine, ["--version"], "upload.pypi.org"),
     "npm-publish": (setup_npm_publish, ["--version"], "registry.npmjs.org"),
+    # services a job calls from PyPI packages: a coverage upload, Ansible's
+    # collections, a model from the Hugging Face Hub
+    "codecov": (setup_codecov, ["--version"], "api.codecov.io"),
+    "ansible-galaxy": (setup_ansible_galaxy, ["--version"], "galaxy.ansible.com"),
+    "hf": (setup_hf, ["version"], "huggingface.co"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
