@@ -334,7 +334,7 @@ class Registry:
 # chain of its own, whose CA their run trusts (SSL_CERT_FILE), in every
 # scenario; under `tls` the proxy's chain, as for every tool.
 HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "kubectl-get", "gh", "gh-pr",
-              "gcloud-storage", "gcloud-run", "skopeo", "podman", "wget", "playwright", "cypress", "puppeteer",
+              "gcloud-storage", "gcloud-run", "skopeo", "podman", "wget", "playwright", "cypress", "puppeteer", "puppeteer-npm",
               "pre-commit", "rustup", "twine", "codecov", "ansible-galaxy", "hf"}
 
 
@@ -365,7 +365,11 @@ def hosts_file(scenario: str) -> str:
 OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org", "s3.amazonaws.com",
                "acme-artifacts.s3.us-east-1.amazonaws.com", "s3.us-east-1.amazonaws.com", "uploads.github.com",
                "us-central1-run.googleapis.com", "oauth2.googleapis.com",
-               "playwright.download.prss.microsoft.com", "cdn.cypress.io", "ingest.codecov.io"}
+               "playwright.download.prss.microsoft.com", "cdn.cypress.io", "ingest.codecov.io",
+               # (older releases' hosts: Playwright 1.40's CDN and its
+               # mirrors, Puppeteer 21's Chrome for Testing)
+               "playwright.azureedge.net", "playwright-akamai.azureedge.net", "playwright-verizon.azureedge.net",
+               "edgedl.me.gvt1.com"}
 
 
 def proxy_env(tool: str, scenario: str) -> dict:
@@ -400,11 +404,14 @@ def node_tool(name: str) -> Path:
 AT: dict[str, str] = {}
 PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           "playwright": "1.65.2", "cypress": "15.3.0", "puppeteer": "25.19.0", "pre-commit": "4.7.0",
+          # (Puppeteer's postinstall through npm: 21's fails the install on a
+          # failed download; 25's warns and exits 0, and npm shows nothing)
+          "puppeteer-npm": "21.11.0",
           "twine": "7.0.0", "codecov": "11.3.1", "ansible-galaxy": "2.19.14", "hf": "2.4.0"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun"),
             "playwright": ("playwright", "playwright"), "cypress": ("cypress", "cypress"),
-            "puppeteer": ("puppeteer", "puppeteer")}
+            "puppeteer": ("puppeteer", "puppeteer"), "puppeteer-npm": ("puppeteer", "puppeteer")}
 PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit", "twine": "twine",
           "codecov": "codecov-cli", "ansible-galaxy": "ansible-core", "hf": "huggingface_hub"}
 # (the command a PyPI package installs, where it is not the tool's name)
@@ -1090,6 +1097,12 @@ def setup_puppeteer(work, home, url, proxy=None):
             {"PUPPETEER_CACHE_DIR": str(home / ".cache" / "puppeteer")})
 
 
+def setup_puppeteer_npm(work, home, url, proxy=None):
+    # `npm ci` in a project that depends on Puppeteer: its postinstall
+    # fetches Chrome for Testing
+    return (npm_postinstall("puppeteer-npm", work), {"PUPPETEER_CACHE_DIR": str(home / ".cache" / "puppeteer")})
+
+
 def setup_pre_commit(work, home, url, proxy=None):
     # pre-commit's action (`pre-commit run --show-diff-on-failure
     # --color=always --all-files`), its hooks' repository cloned from GitHub
@@ -1230,6 +1243,7 @@ TOOLS = {
     "playwright": (setup_playwright, ["--version"], "cdn.playwright.dev"),
     "cypress": (setup_cypress, ["--version"], "download.cypress.io"),
     "puppeteer": (setup_puppeteer, ["--version"], "storage.googleapis.com"),
+    "puppeteer-npm": (setup_puppeteer_npm, ["--version"], "storage.googleapis.com"),
     "pre-commit": (setup_pre_commit, ["--version"], "github.com"),
     # a Rust job's toolchain step, and the release steps that publish a
     # build: twine to PyPI, npm to the npm registry
@@ -1257,6 +1271,11 @@ def tool_version(tool: str) -> str | None:
     if tool in WRAPPERS:
         w = WRAPPERS[tool]
         return w["version"] if all((w["dir"] / f).exists() for f in w["files"]) else None
+    if tool in NODE_PKG and release(tool):
+        # (an installed package's own version: Puppeteer 21's `--version`
+        # prints `unknown`)
+        pkg = TOOLCACHE / f"{tool}@{release(tool)}" / "node_modules" / NODE_PKG[tool][0] / "package.json"
+        return json.loads(pkg.read_text())["version"] if pkg.is_file() else None
     argv = [*tool_bin(tool), *TOOLS[tool][1]]
     if shutil.which(argv[0]) is None and not Path(argv[0]).exists():
         return None
