@@ -499,6 +499,44 @@ const REVIEW51_LEFT: &[(&str, &str)] = &[
     ("fault-17.log", "pnpm's lifecycle prefix before Puppeteer's provider row, worded from memory, unchecked"),
 ];
 
+/// The fifty-first session's second review, of the rules for rustup, twine,
+/// Codecov's CLI, ansible-galaxy and the Hub's client
+/// (`testdata/review/s51b/`): what it left, with why.
+const REVIEW51B_LEFT: &[(&str, &str)] = &[
+    (
+        "healthy-02.log",
+        "twine's status sentence that rich wrapped before its URL, here the job's own devpi: the wrapped \
+         form is read without its host, as PyPI's answer wraps too",
+    ),
+    (
+        "healthy-21.log",
+        "the Hub client's try rows inside pytest's captured stderr: a test's captured output is not told \
+         from the job's own rows",
+    ),
+    ("healthy-23.log", "twine's status row inside pytest's captured stderr, as healthy-21"),
+    (
+        "fault-02.log",
+        "rustup 1.18's status on its own `info: caused by:` row: read as `connection` by its head (the row \
+         alone names no host, and a mirror of the job's own prints it too)",
+    ),
+    (
+        "fault-13.log",
+        "Codecov's CLI before it retried a 502, its page row by row: no row names a host (worded from memory)",
+    ),
+    (
+        "fault-29.log",
+        "ansible 2.9's `Unexpected Exception, this is probably a bug: The read operation timed out`: no \
+         host, any Python program's timeout",
+    ),
+];
+
+/// The fifty-first session's second review: read as judged, but
+/// `REVIEW51B_LEFT`.
+#[test]
+fn the_fifty_first_second_reviews_logs_read_as_judged() {
+    review_reads_as_judged("s51b", 53, REVIEW51B_LEFT);
+}
+
 /// The fifty-first session's review: its healthy jobs charged, its outages
 /// caught with the kind it names, but `REVIEW51_LEFT`.
 #[test]
