@@ -335,7 +335,8 @@ class Registry:
 # scenario; under `tls` the proxy's chain, as for every tool.
 HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "kubectl-get", "gh", "gh-pr",
               "gcloud-storage", "gcloud-run", "skopeo", "podman", "wget", "playwright", "cypress", "puppeteer", "puppeteer-npm",
-              "pre-commit", "rustup", "twine", "codecov", "ansible-galaxy", "hf"}
+              "pre-commit", "rustup", "twine", "codecov", "ansible-galaxy", "hf",
+              "sentry-cli", "firebase"}
 
 
 def https_only(tool: str) -> bool:
@@ -369,7 +370,10 @@ OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org
                # (older releases' hosts: Playwright 1.40's CDN and its
                # mirrors, Puppeteer 21's Chrome for Testing)
                "playwright.azureedge.net", "playwright-akamai.azureedge.net", "playwright-verizon.azureedge.net",
-               "edgedl.me.gvt1.com"}
+               "edgedl.me.gvt1.com",
+               # (the Firebase CLI's token refresh and API names)
+               "www.googleapis.com", "firebase.googleapis.com", "cloudresourcemanager.googleapis.com",
+               "firebase-public.firebaseio.com"}
 
 
 def proxy_env(tool: str, scenario: str) -> dict:
@@ -407,11 +411,13 @@ PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           # (Puppeteer's postinstall through npm: 21's fails the install on a
           # failed download; 25's warns and exits 0, and npm shows nothing)
           "puppeteer-npm": "21.11.0",
+          "sentry-cli": "3.8.0", "firebase": "15.37.0",
           "twine": "7.0.0", "codecov": "11.3.1", "ansible-galaxy": "2.19.14", "hf": "2.4.0"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun"),
             "playwright": ("playwright", "playwright"), "cypress": ("cypress", "cypress"),
-            "puppeteer": ("puppeteer", "puppeteer"), "puppeteer-npm": ("puppeteer", "puppeteer")}
+            "puppeteer": ("puppeteer", "puppeteer"), "puppeteer-npm": ("puppeteer", "puppeteer"),
+            "sentry-cli": ("@sentry/cli", "sentry-cli"), "firebase": ("firebase-tools", "firebase")}
 PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit", "twine": "twine",
           "codecov": "codecov-cli", "ansible-galaxy": "ansible-core", "hf": "huggingface_hub"}
 # (the command a PyPI package installs, where it is not the tool's name)
@@ -1185,6 +1191,23 @@ def setup_hf(work, home, url, proxy=None):
              "HF_HUB_ETAG_TIMEOUT": "10", "HF_HUB_DOWNLOAD_TIMEOUT": "10"})
 
 
+def setup_sentry_cli(work, home, url, proxy=None):
+    # a release job's `sentry-cli releases new` against sentry.io with the
+    # job's token
+    return ([*tool_bin("sentry-cli"), "releases", "new", "1.4.2"],
+            {"SENTRY_AUTH_TOKEN": "sntrys_faultsiftHarnessFakeToken0123456789", "SENTRY_ORG": "acme",
+             "SENTRY_PROJECT": "app", "SENTRY_DISABLE_UPDATE_CHECK": "1"})
+
+
+def setup_firebase(work, home, url, proxy=None):
+    # a deploy job's `firebase deploy --only hosting` with a CI token
+    # (its refresh at Google's OAuth endpoint comes first)
+    _w(work / "firebase.json", '{"hosting": {"public": "public"}}\n')
+    _w(work / "public" / "index.html", "<h1>app</h1>\n")
+    return ([*tool_bin("firebase"), "deploy", "--only", "hosting", "--project", "acme-prod", "--non-interactive"],
+            {"FIREBASE_TOKEN": "1//faultsiftHarnessFakeRefreshToken", "FIREBASE_CLI_DISABLE_UPDATE_CHECK": "true"})
+
+
 # tool: (set-up, version arguments, the registry's name)
 TOOLS = {
     "npm": (setup_npm, ["--version"], "registry.npmjs.org"),
@@ -1250,6 +1273,8 @@ TOOLS = {
     "rustup": (setup_rustup, ["--version"], "static.rust-lang.org"),
     "twine": (setup_twine, ["--version"], "upload.pypi.org"),
     "npm-publish": (setup_npm_publish, ["--version"], "registry.npmjs.org"),
+    "sentry-cli": (setup_sentry_cli, ["--version"], "sentry.io"),
+    "firebase": (setup_firebase, ["--version"], "firebasehosting.googleapis.com"),
     # services a job calls from PyPI packages: a coverage upload, Ansible's
     # collections, a model from the Hugging Face Hub
     "codecov": (setup_codecov, ["--version"], "api.codecov.io"),

@@ -97,6 +97,12 @@ const LEFT: &[(&str, &str)] = &[
     ("gh@2.23.0/truncated.log", GO_EOF),
     ("gh-pr@2.23.0/truncated.log", GO_EOF),
     (
+        "firebase@15.37.0/dns.log",
+        "not a DNS word: the Firebase CLI reads every failure of its token refresh as `Authentication \
+         Error: Your credentials are no longer valid`, and the harness's `resolv` finds its later assertion \
+         `resolving hosting target …`; the fault is hidden, as in the CLI's other runs",
+    ),
+    (
         "hf@2.4.0/reset.log",
         "the Hub's client does not retry a connection dropped before the answer: it dies on an uncaught \
          `httpx2.RemoteProtocolError: Server disconnected without sending a response.`, naming no host, as a \
@@ -115,7 +121,8 @@ fn the_tool_manifest_names_every_capture_and_only_captures() {
     let tools: std::collections::BTreeSet<&str> = rows.iter().map(|c| c.tool.as_str()).collect();
     let required = "npm yarn yarn4 pnpm bun pip pip-v uv cargo go git curl maven apt gem bundler aws-s3 aws-ecr \
                     kubectl kubectl-get gh gh-pr gcloud-storage gcloud-run skopeo podman wget \
-                    playwright cypress puppeteer puppeteer-npm pre-commit rustup twine npm-publish codecov ansible-galaxy hf";
+                    playwright cypress puppeteer puppeteer-npm pre-commit rustup twine npm-publish codecov ansible-galaxy hf \
+                    sentry-cli firebase";
     for tool in required.split_whitespace() {
         assert!(tools.contains(tool), "no captures of {tool}");
     }
@@ -275,7 +282,7 @@ fn the_kind_of_a_caught_fault_is_the_registrys_fault() {
         right += usize::from(v.kind.as_deref() == Some(scenario_kind(&c.scenario)));
     }
     eprintln!("kind as the scenario's: {right}/{all}");
-    assert!(right >= 783, "kind as the scenario's in {right} of {all}");
+    assert!(right >= 795, "kind as the scenario's in {right} of {all}");
 }
 
 /// Terraform word-wraps its diagnostic itself (`│ ` rows of 78 columns), so
