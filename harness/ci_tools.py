@@ -47,6 +47,7 @@ import sys
 import tempfile
 import threading
 import time
+import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -1068,7 +1069,7 @@ def setup_podman(work, home, url, proxy=None):
 def setup_wget(work, home, url, proxy=None):
     # an install script's download of a release asset (wget reads its CA from
     # its own file, not SSL_CERT_FILE: run_one writes ~/.wgetrc)
-    return (["wget", "--tries=2", "--timeout=10", "-O", str(work / "tool.tar.gz"),
+    return ([*tool_bin("wget"), "--tries=2", "--timeout=10", "-O", str(work / "tool.tar.gz"),
              f"{url}/acme/tool/releases/download/v1.4.2/tool-linux-amd64.tar.gz"], {})
 
 
@@ -1123,14 +1124,13 @@ def setup_rustup(work, home, url, proxy=None):
     # a Rust job's toolchain step on a runner without it (`rustup toolchain
     # install stable --profile minimal`, as dtolnay/rust-toolchain runs it):
     # the machine's rustup, a fresh RUSTUP_HOME, static.rust-lang.org
-    return (["rustup", "toolchain", "install", "stable", "--profile", "minimal", "--no-self-update"],
+    return ([*tool_bin("rustup"), "toolchain", "install", "stable", "--profile", "minimal", "--no-self-update"],
             {"RUSTUP_HOME": str(home / ".rustup"), "CARGO_HOME": str(home / ".cargo"), "RUSTUP_DIST_SERVER": url,
              "RUSTUP_MAX_RETRIES": "1"})
 
 
 def wheel(dist: Path, name: str, version: str) -> None:
     """A minimal wheel of `name` (metadata only), which twine reads and sends."""
-    import zipfile
     info = f"{name.replace('-', '_')}-{version}.dist-info"
     dist.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(dist / f"{name.replace('-', '_')}-{version}-py3-none-any.whl", "w") as z:
@@ -1269,7 +1269,8 @@ TOOLS = {
     "puppeteer-npm": (setup_puppeteer_npm, ["--version"], "storage.googleapis.com"),
     "pre-commit": (setup_pre_commit, ["--version"], "github.com"),
     # a Rust job's toolchain step, and the release steps that publish a
-    # build: twine to PyPI, npm to the npm registry
+    # build or announce it: twine to PyPI, npm to the npm registry, a Sentry
+    # release, a Firebase deploy
     "rustup": (setup_rustup, ["--version"], "static.rust-lang.org"),
     "twine": (setup_twine, ["--version"], "upload.pypi.org"),
     "npm-publish": (setup_npm_publish, ["--version"], "registry.npmjs.org"),
