@@ -337,7 +337,7 @@ class Registry:
 HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "kubectl-get", "gh", "gh-pr",
               "gcloud-storage", "gcloud-run", "skopeo", "podman", "wget", "playwright", "cypress", "puppeteer", "puppeteer-npm",
               "pre-commit", "rustup", "twine", "codecov", "ansible-galaxy", "hf",
-              "sentry-cli", "firebase"}
+              "sentry-cli", "firebase", "deno"}
 
 
 def https_only(tool: str) -> bool:
@@ -412,13 +412,14 @@ PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           # (Puppeteer's postinstall through npm: 21's fails the install on a
           # failed download; 25's warns and exits 0, and npm shows nothing)
           "puppeteer-npm": "21.11.0",
-          "sentry-cli": "3.8.0", "firebase": "15.37.0",
+          "sentry-cli": "3.8.0", "firebase": "15.37.0", "deno": "2.9.6",
           "twine": "7.0.0", "codecov": "11.3.1", "ansible-galaxy": "2.19.14", "hf": "2.4.0"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun"),
             "playwright": ("playwright", "playwright"), "cypress": ("cypress", "cypress"),
             "puppeteer": ("puppeteer", "puppeteer"), "puppeteer-npm": ("puppeteer", "puppeteer"),
-            "sentry-cli": ("@sentry/cli", "sentry-cli"), "firebase": ("firebase-tools", "firebase")}
+            "sentry-cli": ("@sentry/cli", "sentry-cli"), "firebase": ("firebase-tools", "firebase"),
+            "deno": ("deno", "deno")}
 PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit", "twine": "twine",
           "codecov": "codecov-cli", "ansible-galaxy": "ansible-core", "hf": "huggingface_hub"}
 # (the command a PyPI package installs, where it is not the tool's name)
@@ -1208,6 +1209,14 @@ def setup_firebase(work, home, url, proxy=None):
             {"FIREBASE_TOKEN": "1//faultsiftHarnessFakeRefreshToken", "FIREBASE_CLI_DISABLE_UPDATE_CHECK": "true"})
 
 
+def setup_deno(work, home, url, proxy=None):
+    # a Deno project's `deno cache` of its remote imports (the system's CA
+    # store, which the run's SSL_CERT_FILE feeds)
+    _w(work / "main.ts", f'import {{ assertEquals }} from "{url}/std@0.224.0/assert/mod.ts";\nassertEquals(1, 1);\n')
+    return ([*tool_bin("deno"), "cache", "main.ts"], {"DENO_DIR": str(home / ".deno"), "DENO_TLS_CA_STORE": "system",
+                                                     "DENO_NO_UPDATE_CHECK": "1"})
+
+
 # tool: (set-up, version arguments, the registry's name)
 TOOLS = {
     "npm": (setup_npm, ["--version"], "registry.npmjs.org"),
@@ -1281,6 +1290,8 @@ TOOLS = {
     "codecov": (setup_codecov, ["--version"], "api.codecov.io"),
     "ansible-galaxy": (setup_ansible_galaxy, ["--version"], "galaxy.ansible.com"),
     "hf": (setup_hf, ["version"], "huggingface.co"),
+    # Deno's module fetch
+    "deno": (setup_deno, ["--version"], "deno.land"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
