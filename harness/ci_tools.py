@@ -340,6 +340,14 @@ HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "k
               "sentry-cli", "firebase", "deno"}
 
 
+# Where each tool of HTTPS_ONLY reads the CA it trusts: OpenSSL, Node, git,
+# botocore, the Cloud SDK, npm's cafile (Cypress's downloader reads it;
+# under npm it did not take NODE_EXTRA_CA_CERTS) and requests; wget reads
+# its own file (run_one writes ~/.wgetrc)
+CA_ENV = ("SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO", "AWS_CA_BUNDLE",
+          "CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE", "npm_config_cafile", "REQUESTS_CA_BUNDLE")
+
+
 def https_only(tool: str) -> bool:
     # (GitHub's actions reach GitHub's and the vendors' names over https)
     return tool in HTTPS_ONLY or tool in ACTIONS
@@ -1379,14 +1387,9 @@ def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
            "TERM": "dumb", "TMPDIR": str(home), "CI": "true", **extra, **proxy_env(tool, scenario)}
     if https_only(tool):
-        # (the registry's CA as OpenSSL, Node and git each read it)
-        env["SSL_CERT_FILE"] = env["NODE_EXTRA_CA_CERTS"] = env["GIT_SSL_CAINFO"] = str(certdir / "trusted-ca.pem")
-        env["AWS_CA_BUNDLE"] = env["CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE"] = env["SSL_CERT_FILE"]
-        _w(home / ".wgetrc", f"ca_certificate = {env['SSL_CERT_FILE']}\n")
-        # (Cypress's downloader reads npm's cafile; under npm it did not take
-        # NODE_EXTRA_CA_CERTS)
-        env["npm_config_cafile"] = env["SSL_CERT_FILE"]
-        env["REQUESTS_CA_BUNDLE"] = env["SSL_CERT_FILE"]
+        ca = str(certdir / "trusted-ca.pem")
+        env.update(dict.fromkeys(CA_ENV, ca))
+        _w(home / ".wgetrc", f"ca_certificate = {ca}\n")
     cap = ACTIONS.get(tool, {}).get("cap", CAP_S)
     reg = Registry(scenario, certdir, https=https_only(tool), ok=ACTIONS.get(tool, {}).get("ok"), hold=cap)
     t0 = time.time()
