@@ -337,7 +337,8 @@ class Registry:
 HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "kubectl-get", "gh", "gh-pr",
               "gcloud-storage", "gcloud-run", "skopeo", "podman", "wget", "playwright", "cypress", "puppeteer", "puppeteer-npm",
               "pre-commit", "rustup", "twine", "codecov", "ansible-galaxy", "hf",
-              "sentry-cli", "firebase", "deno"}
+              "sentry-cli", "firebase", "deno", "git-lfs", "hg", "svn", "r", "luarocks", "cabal", "node-gyp",
+              "electron", "bazelisk", "conan"}
 
 
 # Where each tool of HTTPS_ONLY reads the CA it trusts: OpenSSL, Node, git,
@@ -382,7 +383,10 @@ OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org
                "edgedl.me.gvt1.com",
                # (the Firebase CLI's token refresh and API names)
                "www.googleapis.com", "firebase.googleapis.com", "cloudresourcemanager.googleapis.com",
-               "firebase-public.firebaseio.com"}
+               "firebase-public.firebaseio.com",
+               # (cpanm's mirror after its metadb; Electron's and Bazel's
+               # release assets behind GitHub's redirect)
+               "www.cpan.org", "objects.githubusercontent.com", "release-assets.githubusercontent.com"}
 
 
 def proxy_env(tool: str, scenario: str) -> dict:
@@ -421,15 +425,19 @@ PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           # failed download; 25's warns and exits 0, and npm shows nothing)
           "puppeteer-npm": "21.11.0",
           "sentry-cli": "3.8.0", "firebase": "15.37.0", "deno": "2.9.6",
-          "twine": "7.0.0", "codecov": "11.3.1", "ansible-galaxy": "2.19.14", "hf": "2.4.0"}
+          "twine": "7.0.0", "codecov": "11.3.1", "ansible-galaxy": "2.19.14", "hf": "2.4.0",
+          # (the newest releases that run on the machine's Node 20)
+          "node-gyp": "11.4.2", "electron": "40.8.5", "bazelisk": "1.28.1", "conan": "2.34.0"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun"),
             "playwright": ("playwright", "playwright"), "cypress": ("cypress", "cypress"),
             "puppeteer": ("puppeteer", "puppeteer"), "puppeteer-npm": ("puppeteer", "puppeteer"),
             "sentry-cli": ("@sentry/cli", "sentry-cli"), "firebase": ("firebase-tools", "firebase"),
-            "deno": ("deno", "deno")}
+            "deno": ("deno", "deno"), "node-gyp": ("node-gyp", "node-gyp"), "electron": ("electron", "electron"),
+            "bazelisk": ("@bazel/bazelisk", "bazelisk")}
 PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit", "twine": "twine",
-          "codecov": "codecov-cli", "ansible-galaxy": "ansible-core", "hf": "huggingface_hub"}
+          "codecov": "codecov-cli", "ansible-galaxy": "ansible-core", "hf": "huggingface_hub",
+          "conan": "conan"}
 # (the command a PyPI package installs, where it is not the tool's name)
 PY_BIN = {"codecov": "codecovcli"}
 
@@ -457,7 +465,7 @@ def tool_bin(tool: str) -> list[str]:
 
 # The machine's command for a tool whose command is not its name (Docker's
 # runs report the daemon's version: its words are the daemon's)
-COMMAND = {"maven": "mvn", "apt": "apt-get", "bundler": "bundle", "terraform-plain": "terraform",
+COMMAND = {"maven": "mvn", "apt": "apt-get", "r": "R", "bundler": "bundle", "terraform-plain": "terraform",
            # (the interpreter's own script: pyenv's shim needs the HOME a run replaces)
            **dict.fromkeys(("aws-s3", "aws-ecr"), str(Path(sys.executable).parent / "aws")),
            **dict.fromkeys(("kubectl", "kubectl-get"), "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"),
@@ -1225,6 +1233,99 @@ def setup_deno(work, home, url, proxy=None):
                                                      "DENO_NO_UPDATE_CHECK": "1"})
 
 
+def trusted_ca(work: Path) -> Path:
+    """The CA an HTTPS_ONLY tool's run trusts (run_one's `certdir`), for the
+    tools that read it from a file of their own."""
+    return work.parent.parent / "cert" / "trusted-ca.pem"
+
+
+def setup_git_lfs(work, home, url, proxy=None):
+    # actions/checkout's `lfs: true`: a clone's pointers fetched from the LFS
+    # endpoint beside the repository (the commit made by the job's script)
+    _w(work / ".gitattributes", "*.bin filter=lfs diff=lfs merge=lfs -text\n")
+    _w(work / "model.bin", "version https://git-lfs.github.com/spec/v1\noid sha256:"
+       "4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12\n")
+    script = (f"git init -q -b main && git add -A && git -c user.name=ci -c user.email=ci@acme.test commit -qm init "
+              f"&& git remote add origin {url}/acme/app.git && git lfs install --local >/dev/null && git lfs pull")
+    return (["sh", "-c", script], {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1"})
+
+
+def setup_hg(work, home, url, proxy=None):
+    # a Mercurial project's clone (Heptapod), the CA in hg's own setting
+    return (["hg", "clone", "--config", f"web.cacerts={trusted_ca(work)}", f"{url}/acme/app", "app"],
+            {"HGPLAIN": "1"})
+
+
+def setup_svn(work, home, url, proxy=None):
+    # a job's checkout from a Subversion server, its CA in svn's own file
+    _w(home / ".subversion" / "servers", f"[global]\nssl-authority-files = {trusted_ca(work)}\n"
+       "http-timeout = 15\n")
+    return (["svn", "checkout", "--non-interactive", f"{url}/repos/asf/acme/trunk", "app"], {})
+
+
+def setup_cpanm(work, home, url, proxy=None):
+    # a Perl job's `cpanm --installdeps`-style install from its defaults
+    # (cpanmetadb, then www.cpan.org; through the machine's wget)
+    return (["cpanm", "--notest", "-l", str(work / "local"), "Try::Tiny"], {"PERL_CPANM_HOME": str(home / ".cpanm")})
+
+
+def setup_r(work, home, url, proxy=None):
+    # an R job's `install.packages()` from CRAN's cloud mirror (libcurl; its
+    # CA from CURL_CA_BUNDLE)
+    lib = work / "rlib"
+    lib.mkdir()
+    expr = f'install.packages("jsonlite", repos="{url}", lib="{lib}")'
+    return (["Rscript", "-e", expr], {"CURL_CA_BUNDLE": str(trusted_ca(work)), "R_LIBS_USER": str(lib)})
+
+
+def setup_mix(work, home, url, proxy=None):
+    # an Elixir job's `mix local.hex --force` (erlef/setup-beam's step), from
+    # a Hex mirror the job names (HEX_MIRROR)
+    return (["mix", "local.hex", "--force"], {"HEX_MIRROR": url, "MIX_HOME": str(home / ".mix"),
+                                               "HEX_HOME": str(home / ".hex")})
+
+
+def setup_luarocks(work, home, url, proxy=None):
+    # a Lua job's rock from luarocks.org (luarocks fetches through wget)
+    return (["luarocks", "install", "--tree", str(work / "lua_modules"), "lpeg"], {})
+
+
+def setup_cabal(work, home, url, proxy=None):
+    # a Haskell job's `cabal update` of Hackage's index (through curl; the
+    # repository's URL in the job's config, as cabal writes it by default)
+    _w(home / ".cabal" / "config", f"repository hackage.haskell.org\n  url: {url}/\n")
+    return (["cabal", "update"], {"CABAL_DIR": str(home / ".cabal"), "CURL_CA_BUNDLE": str(trusted_ca(work))})
+
+
+def setup_node_gyp(work, home, url, proxy=None):
+    # a native module's build: node-gyp's download of Node's headers
+    return ([*tool_bin("node-gyp"), "install", "--devdir", str(home / ".cache" / "node-gyp")], {})
+
+
+def setup_electron(work, home, url, proxy=None):
+    # `npm ci` in an Electron app: its postinstall fetches the release zip
+    # from GitHub (through @electron/get)
+    return (npm_postinstall("electron", work), {"electron_config_cache": str(home / ".cache" / "electron")})
+
+
+def setup_bazelisk(work, home, url, proxy=None):
+    # a Bazel job through bazelisk, which fetches the release the project pins
+    _w(work / ".bazelversion", "7.4.1\n")
+    _w(work / "MODULE.bazel", 'module(name = "app")\n')
+    return ([*tool_bin("bazelisk"), "version"], {"BAZELISK_HOME": str(home / ".cache" / "bazelisk")})
+
+
+def setup_conan(work, home, url, proxy=None):
+    # a C++ job's `conan install` from ConanCenter, its CA and a profile in
+    # the job's CONAN_HOME
+    conan = home / ".conan2"
+    _w(conan / "global.conf", f"core.net.http:cacert_path={trusted_ca(work)}\ncore.net.http:timeout=10\n"
+       "core.download:retry=1\ncore.download:retry_wait=0\n")
+    _w(conan / "profiles" / "default", "[settings]\narch=x86_64\nbuild_type=Release\ncompiler=gcc\n"
+       "compiler.cppstd=gnu17\ncompiler.libcxx=libstdc++11\ncompiler.version=12\nos=Linux\n")
+    return ([*tool_bin("conan"), "install", "--requires=zlib/1.3.1", "--build=missing"], {"CONAN_HOME": str(conan)})
+
+
 # tool: (set-up, version arguments, the registry's name)
 TOOLS = {
     "npm": (setup_npm, ["--version"], "registry.npmjs.org"),
@@ -1300,6 +1401,21 @@ TOOLS = {
     "hf": (setup_hf, ["version"], "huggingface.co"),
     # Deno's module fetch
     "deno": (setup_deno, ["--version"], "deno.land"),
+    # session 52's batch: LFS, Mercurial and Subversion checkouts; CPAN,
+    # CRAN, Hex, LuaRocks and Hackage; Node's headers, Electron's and
+    # Bazel's releases; ConanCenter
+    "git-lfs": (setup_git_lfs, ["version"], "github.com"),
+    "hg": (setup_hg, ["--version"], "foss.heptapod.net"),
+    "svn": (setup_svn, ["--version", "--quiet"], "svn.apache.org"),
+    "cpanm": (setup_cpanm, ["--version"], "cpanmetadb.plackperl.org"),
+    "r": (setup_r, ["--version"], "cloud.r-project.org"),
+    "mix": (setup_mix, ["--version"], "hexpm.upyun.com"),
+    "luarocks": (setup_luarocks, ["--version"], "luarocks.org"),
+    "cabal": (setup_cabal, ["--version"], "hackage.haskell.org"),
+    "node-gyp": (setup_node_gyp, ["--version"], "nodejs.org"),
+    "electron": (setup_electron, ["--version"], "github.com"),
+    "bazelisk": (setup_bazelisk, ["version"], "releases.bazel.build"),
+    "conan": (setup_conan, ["--version"], "center2.conan.io"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
@@ -1326,8 +1442,9 @@ def tool_version(tool: str) -> str | None:
         return None
     proc = launch_guard(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     out, _ = proc.communicate(timeout=60)
-    m = re.search(r"\d+\.\d+(?:\.\d+)?", out)
-    return m.group(0) if m else None
+    # (mix prints its Erlang's versions first)
+    m = re.search(r"Mix (\d+\.\d+\.\d+)", out) or re.search(r"\d+\.\d+(?:\.\d+)?", out)
+    return m.group(m.lastindex or 0) if m else None
 
 
 # ---------------------------------------------------------------------------
@@ -1539,7 +1656,8 @@ def install() -> None:
             # cwd of its own, or npm reads `tool@v` as the folder of that name)
             subprocess.run(["npm", "install", "--prefix", str(d), "--no-audit", "--no-fund",
                             f"{NODE_PKG[tool][0]}@{v}"], check=True, cwd=tempfile.gettempdir(),
-                           env={**os.environ, "CYPRESS_INSTALL_BINARY": "0", "PUPPETEER_SKIP_DOWNLOAD": "1"})
+                           env={**os.environ, "CYPRESS_INSTALL_BINARY": "0", "PUPPETEER_SKIP_DOWNLOAD": "1",
+                                "ELECTRON_SKIP_BINARY_DOWNLOAD": "1"})
         else:
             subprocess.run([sys.executable, "-m", "venv", str(d)], check=True)
             subprocess.run([str(d / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check",
