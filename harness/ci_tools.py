@@ -338,7 +338,7 @@ HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "k
               "gcloud-storage", "gcloud-run", "skopeo", "podman", "wget", "playwright", "cypress", "puppeteer", "puppeteer-npm",
               "pre-commit", "rustup", "twine", "codecov", "ansible-galaxy", "hf",
               "sentry-cli", "firebase", "deno", "git-lfs", "hg", "svn", "r", "luarocks", "cabal", "node-gyp",
-              "electron", "bazelisk", "conan"}
+              "electron", "bazelisk", "conan", "prisma", "node-sass", "chromedriver"}
 
 
 # Where each tool of HTTPS_ONLY reads the CA it trusts: OpenSSL, Node, git,
@@ -386,7 +386,9 @@ OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org
                "firebase-public.firebaseio.com",
                # (cpanm's mirror after its metadb; Electron's and Bazel's
                # release assets behind GitHub's redirect)
-               "www.cpan.org", "objects.githubusercontent.com", "release-assets.githubusercontent.com"}
+               "www.cpan.org", "objects.githubusercontent.com", "release-assets.githubusercontent.com",
+               # (the chromedriver package's version list before its download)
+               "googlechromelabs.github.io"}
 
 
 def proxy_env(tool: str, scenario: str) -> dict:
@@ -427,14 +429,19 @@ PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           "sentry-cli": "3.8.0", "firebase": "15.37.0", "deno": "2.9.6",
           "twine": "7.0.0", "codecov": "11.3.1", "ansible-galaxy": "2.19.14", "hf": "2.4.0",
           # (the newest releases that run on the machine's Node 20)
-          "node-gyp": "11.4.2", "electron": "40.8.5", "bazelisk": "1.28.1", "conan": "2.34.0"}
+          "node-gyp": "11.4.2", "electron": "40.8.5", "bazelisk": "1.28.1", "conan": "2.34.0",
+          "prisma": "6.19.3", "node-sass": "9.0.0", "chromedriver": "146.0.5"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun"),
             "playwright": ("playwright", "playwright"), "cypress": ("cypress", "cypress"),
             "puppeteer": ("puppeteer", "puppeteer"), "puppeteer-npm": ("puppeteer", "puppeteer"),
             "sentry-cli": ("@sentry/cli", "sentry-cli"), "firebase": ("firebase-tools", "firebase"),
             "deno": ("deno", "deno"), "node-gyp": ("node-gyp", "node-gyp"), "electron": ("electron", "electron"),
-            "bazelisk": ("@bazel/bazelisk", "bazelisk")}
+            "bazelisk": ("@bazel/bazelisk", "bazelisk"), "prisma": ("prisma", "prisma"),
+            "node-sass": ("node-sass", "node-sass"), "chromedriver": ("chromedriver", "chromedriver")}
+# (packages whose install script downloads: installed without it, and run
+# as `npm ci` runs it in the tool's run, npm_postinstall)
+NO_SCRIPTS = {"node-sass", "chromedriver", "prisma"}
 PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit", "twine": "twine",
           "codecov": "codecov-cli", "ansible-galaxy": "ansible-core", "hf": "huggingface_hub",
           "conan": "conan"}
@@ -1326,6 +1333,28 @@ def setup_conan(work, home, url, proxy=None):
     return ([*tool_bin("conan"), "install", "--requires=zlib/1.3.1", "--build=missing"], {"CONAN_HOME": str(conan)})
 
 
+def setup_prisma(work, home, url, proxy=None):
+    # a Node project's `prisma generate`, which fetches Prisma's engines for
+    # the platform first (binaries.prisma.sh)
+    _w(work / "prisma" / "schema.prisma", 'generator client {\n  provider = "prisma-client-js"\n}\n\n'
+       'datasource db {\n  provider = "postgresql"\n  url      = env("DATABASE_URL")\n}\n\n'
+       'model User {\n  id    Int    @id @default(autoincrement())\n  email String @unique\n}\n')
+    return ([*tool_bin("prisma"), "generate"], {"PRISMA_HIDE_UPDATE_MESSAGE": "1", "CHECKPOINT_DISABLE": "1"})
+
+
+def setup_node_sass(work, home, url, proxy=None):
+    # `npm ci` in a project on node-sass: its install script fetches the
+    # binding from GitHub's releases, then falls back to building libsass
+    # (node-gyp, Node's headers from nodejs.org)
+    return (npm_postinstall("node-sass", work), {"SASS_BINARY_DIR": str(home / ".sass")})
+
+
+def setup_chromedriver(work, home, url, proxy=None):
+    # `npm ci` in a project on the chromedriver package: its install script
+    # fetches the driver from Chrome for Testing's bucket
+    return (npm_postinstall("chromedriver", work), {})
+
+
 # tool: (set-up, version arguments, the registry's name)
 TOOLS = {
     "npm": (setup_npm, ["--version"], "registry.npmjs.org"),
@@ -1416,6 +1445,9 @@ TOOLS = {
     "electron": (setup_electron, ["--version"], "github.com"),
     "bazelisk": (setup_bazelisk, ["version"], "releases.bazel.build"),
     "conan": (setup_conan, ["--version"], "center2.conan.io"),
+    "prisma": (setup_prisma, ["--version"], "binaries.prisma.sh"),
+    "node-sass": (setup_node_sass, ["--version"], "github.com"),
+    "chromedriver": (setup_chromedriver, ["--version"], "storage.googleapis.com"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
@@ -1655,6 +1687,7 @@ def install() -> None:
             # (no browser at install: the runs are those downloads; and a
             # cwd of its own, or npm reads `tool@v` as the folder of that name)
             subprocess.run(["npm", "install", "--prefix", str(d), "--no-audit", "--no-fund",
+                            *(["--ignore-scripts"] if tool in NO_SCRIPTS else []),
                             f"{NODE_PKG[tool][0]}@{v}"], check=True, cwd=tempfile.gettempdir(),
                            env={**os.environ, "CYPRESS_INSTALL_BINARY": "0", "PUPPETEER_SKIP_DOWNLOAD": "1",
                                 "ELECTRON_SKIP_BINARY_DOWNLOAD": "1"})
