@@ -338,7 +338,8 @@ HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "k
               "gcloud-storage", "gcloud-run", "skopeo", "podman", "wget", "playwright", "cypress", "puppeteer", "puppeteer-npm",
               "pre-commit", "rustup", "twine", "codecov", "ansible-galaxy", "hf",
               "sentry-cli", "firebase", "deno", "git-lfs", "hg", "svn", "r", "luarocks", "cabal", "node-gyp",
-              "electron", "bazelisk", "conan", "prisma", "node-sass", "chromedriver"}
+              "electron", "bazelisk", "conan", "prisma", "node-sass", "chromedriver",
+              "pip-audit", "dbt", "pecl", "opam"}
 
 
 # Where each tool of HTTPS_ONLY reads the CA it trusts: OpenSSL, Node, git,
@@ -388,7 +389,9 @@ OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org
                # release assets behind GitHub's redirect)
                "www.cpan.org", "objects.githubusercontent.com", "release-assets.githubusercontent.com",
                # (the chromedriver package's version list before its download)
-               "googlechromelabs.github.io"}
+               "googlechromelabs.github.io",
+               # (dbt's package tarballs)
+               "codeload.github.com"}
 
 
 def proxy_env(tool: str, scenario: str) -> dict:
@@ -430,7 +433,8 @@ PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           "twine": "7.0.0", "codecov": "11.3.1", "ansible-galaxy": "2.19.14", "hf": "2.4.0",
           # (the newest releases that run on the machine's Node 20)
           "node-gyp": "11.4.2", "electron": "40.8.5", "bazelisk": "1.28.1", "conan": "2.34.0",
-          "prisma": "6.19.3", "node-sass": "9.0.0", "chromedriver": "146.0.5"}
+          "prisma": "6.19.3", "node-sass": "9.0.0", "chromedriver": "146.0.5",
+          "pip-audit": "2.10.1", "dbt": "1.10.23"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun"),
             "playwright": ("playwright", "playwright"), "cypress": ("cypress", "cypress"),
@@ -444,7 +448,7 @@ NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "p
 NO_SCRIPTS = {"node-sass", "chromedriver", "prisma"}
 PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit", "twine": "twine",
           "codecov": "codecov-cli", "ansible-galaxy": "ansible-core", "hf": "huggingface_hub",
-          "conan": "conan"}
+          "conan": "conan", "pip-audit": "pip-audit", "dbt": "dbt-core"}
 # (the command a PyPI package installs, where it is not the tool's name)
 PY_BIN = {"codecov": "codecovcli"}
 
@@ -1355,6 +1359,35 @@ def setup_chromedriver(work, home, url, proxy=None):
     return (npm_postinstall("chromedriver", work), {})
 
 
+def setup_pip_audit(work, home, url, proxy=None):
+    # a security job's `pip-audit` of pinned requirements against PyPI's
+    # vulnerability data (no resolution: `--no-deps --disable-pip`)
+    _w(work / "requirements.txt", "six==1.16.0\n")
+    return ([*tool_bin("pip-audit"), "--no-deps", "--disable-pip", "-r", "requirements.txt", "--progress-spinner", "off"],
+            {"PIP_AUDIT_CACHE_DIR": str(home / ".cache" / "pip-audit")})
+
+
+def setup_dbt(work, home, url, proxy=None):
+    # a dbt project's `dbt deps`: the package's version list from dbt's hub,
+    # its tarball from GitHub's codeload
+    _w(work / "dbt_project.yml", "name: analytics\nversion: '1.0.0'\nconfig-version: 2\nprofile: analytics\n")
+    _w(work / "packages.yml", "packages:\n  - package: dbt-labs/dbt_utils\n    version: 1.3.0\n")
+    return ([*tool_bin("dbt"), "deps"], {"DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DBT_PROFILES_DIR": str(work)})
+
+
+
+def setup_pecl(work, home, url, proxy=None):
+    # a PHP image's `pecl install` of an extension from pecl.php.net
+    # (Debian 12's PEAR; its CA the system's, which SSL_CERT_FILE feeds)
+    return (["pecl", "install", "-f", "redis"], {})
+
+
+def setup_opam(work, home, url, proxy=None):
+    # an OCaml job's `opam init` of the default repository (through curl)
+    return (["opam", "init", "--bare", "-n", "-y", "--disable-sandboxing"],
+            {"OPAMROOT": str(home / ".opam"), "OPAMROOTISOK": "1", "OPAMYES": "1", "OPAMCOLOR": "never"})
+
+
 # tool: (set-up, version arguments, the registry's name)
 TOOLS = {
     "npm": (setup_npm, ["--version"], "registry.npmjs.org"),
@@ -1448,6 +1481,10 @@ TOOLS = {
     "prisma": (setup_prisma, ["--version"], "binaries.prisma.sh"),
     "node-sass": (setup_node_sass, ["--version"], "github.com"),
     "chromedriver": (setup_chromedriver, ["--version"], "storage.googleapis.com"),
+    "pip-audit": (setup_pip_audit, ["--version"], "pypi.org"),
+    "dbt": (setup_dbt, ["--version"], "hub.getdbt.com"),
+    "pecl": (setup_pecl, ["version"], "pecl.php.net"),
+    "opam": (setup_opam, ["--version"], "opam.ocaml.org"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),

@@ -113,6 +113,11 @@ const LEFT: &[(&str, &str)] = &[
         "Mercurial crashes on a cut answer: its traceback ends on Python's bare `http.client.IncompleteRead: \
          IncompleteRead(…)`, naming no host, as any Python program's does",
     ),
+    (
+        "pecl@1.10.13/proxy-down.log",
+        "not the fault's words: PEAR's own PHP warning (`Undefined variable $proxy_host in PEAR/Proxy.php`) when \
+         a proxy is set; pecl reads every failure, this one too, as `No releases available for package`",
+    ),
 ];
 
 #[test]
@@ -287,7 +292,7 @@ fn the_kind_of_a_caught_fault_is_the_registrys_fault() {
         right += usize::from(v.kind.as_deref() == Some(scenario_kind(&c.scenario)));
     }
     eprintln!("kind as the scenario's: {right}/{all}");
-    assert!(right >= 1012, "kind as the scenario's in {right} of {all}");
+    assert!(right >= 1039, "kind as the scenario's in {right} of {all}");
 }
 
 /// Terraform word-wraps its diagnostic itself (`│ ` rows of 78 columns), so
