@@ -391,7 +391,9 @@ OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org
                # (the chromedriver package's version list before its download)
                "googlechromelabs.github.io",
                # (dbt's package tarballs)
-               "codeload.github.com"}
+               "codeload.github.com",
+               # (Conan 1's ConanCenter)
+               "center.conan.io"}
 
 
 def proxy_env(tool: str, scenario: str) -> dict:
@@ -1329,6 +1331,13 @@ def setup_bazelisk(work, home, url, proxy=None):
 def setup_conan(work, home, url, proxy=None):
     # a C++ job's `conan install` from ConanCenter, its CA and a profile in
     # the job's CONAN_HOME
+    if (release("conan") or "").startswith("1."):
+        # Conan 1: its own CA and retry variables, the reference's `@`, and
+        # the profile it detects on its first run
+        return ([*tool_bin("conan"), "install", "zlib/1.3.1@", "--build=missing"],
+                {"CONAN_USER_HOME": str(home), "CONAN_CACERT_PATH": str(trusted_ca(work)),
+                 "CONAN_REQUEST_TIMEOUT": "10", "CONAN_RETRY": "1", "CONAN_RETRY_WAIT": "0",
+                 "CONAN_NON_INTERACTIVE": "1"})
     conan = home / ".conan2"
     _w(conan / "global.conf", f"core.net.http:cacert_path={trusted_ca(work)}\ncore.net.http:timeout=10\n"
        "core.download:retry=1\ncore.download:retry_wait=0\n")
