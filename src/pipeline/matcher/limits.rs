@@ -12,9 +12,9 @@ pub(super) const DFA_SIZE_LIMIT: usize = 2 << 20;
 
 /// The most that the automata of a profile's patterns from files may take
 /// together (their Thompson NFAs), and so what compiling them costs: about
-/// twice the largest built-in profile (`ci`, 4.0 MiB loaded as a file), so
+/// twice the largest built-in profile (`ci`, 7.7 MiB loaded as a file), so
 /// that a copy of it (`faultsift show ci`) has room for a user's own rules.
-pub const MAX_PROFILE_AUTOMATA: usize = 8 << 20;
+pub const MAX_PROFILE_AUTOMATA: usize = 16 << 20;
 
 /// The most patterns a profile may have, inherited ones included.
 pub const MAX_PATTERNS: usize = 1000;

@@ -427,7 +427,7 @@ mod tests {
         // within the joint one, which stops the compile at the first over it.
         let one = r"\w{5}x";
         assert!(ScreenPatterns::compile(&patterns(&[one], &[]), "t.toml", Workload::Few).is_ok());
-        let many = patterns(&[one], &[one; 40]);
+        let many = patterns(&[one], &[one; 100]);
         let e = ScreenPatterns::compile(&many, "t.toml", Workload::Few).unwrap_err().to_string();
         assert!(e.starts_with("t.toml: `volatile["), "{e}");
         assert!(e.contains("together"), "{e}");
