@@ -1257,8 +1257,9 @@ def setup_deno(work, home, url, proxy=None):
 
 
 def trusted_ca(work: Path) -> Path:
-    """The CA an HTTPS_ONLY tool's run trusts (run_one's `certdir`), for the
-    tools that read it from a file of their own."""
+    """The CA an HTTPS_ONLY tool's run trusts (run_inner's `certdir`, beside
+    the run's directory): run_one's CA variables and the tools that read it
+    from a file of their own."""
     return work.parent.parent / "cert" / "trusted-ca.pem"
 
 
@@ -1605,7 +1606,7 @@ def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
            "TERM": "dumb", "TMPDIR": str(home), "CI": "true", **extra, **proxy_env(tool, scenario)}
     if https_only(tool):
-        ca = str(certdir / "trusted-ca.pem")
+        ca = str(trusted_ca(work))
         env.update(dict.fromkeys(CA_ENV, ca))
         _w(home / ".wgetrc", f"ca_certificate = {ca}\n")
     cap = ACTIONS.get(tool, {}).get("cap", CAP_S)
