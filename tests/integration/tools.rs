@@ -61,6 +61,17 @@ const KUBE_BARE: &str = "kubectl's transport error names no server (`context dea
 const GH_GRAPHQL: &str = "the GitHub CLI's GraphQL client words a failed answer as shurcooL-graphql does (`non-200 OK status code: {status} body: {body}`), the sentence of many Go GraphQL clients, naming no host: a job's own gateway's 502 reads the same, charged";
 const GO_EOF: &str = "a cut answer ends the GitHub CLI in Go's bare `unexpected EOF`, any Go program's words: charged";
 const AWS_500: &str = "botocore makes a bare 500 the code when the body is no AWS error, as moto's server (a job's own emulator) answers an unhandled error: charged";
+/// CMake's download log: the status only in curl's `The requested URL
+/// returned error: {status}`, which names no host (a job's own server's
+/// answer reads alike: session 53's review).
+const CMAKE_STATUS: &str = "CMake's status only in curl's hostless `The requested URL returned error: {status}` row";
+/// pipenv 2023's resolver: urllib3's retry warning for the connection, then
+/// `ResolutionFailure` (`Your dependencies could not be resolved`).
+const PIPENV_RETRY: &str = "pipenv 2023's only cause is urllib3's `WARNING:…connectionpool:Retrying (…) after connection \
+     broken by …` row, a retry that pip's own runs print and get past";
+/// Vercel CLI 39's API error, seen only in a release run after the rules.
+const VERCEL_STATUS: &str = "Vercel CLI 39's `Error: An unexpected error occurred in deploy: Error: Response Error (503)` names \
+     no host; 60 hides the status: left for a rule of Vercel's own client";
 const LEFT: &[(&str, &str)] = &[
     ("npm@10.9.9/cut-tarball.log", INTEGRITY),
     ("npm@11.19.1/cut-tarball.log", INTEGRITY),
@@ -117,6 +128,56 @@ const LEFT: &[(&str, &str)] = &[
         "pecl@1.10.13/proxy-down.log",
         "not the fault's words: PEAR's own PHP warning (`Undefined variable $proxy_host in PEAR/Proxy.php`) when \
          a proxy is set; pecl reads every failure, this one too, as `No releases available for package`",
+    ),
+    (
+        "pipenv@2026.10.3/dns.log",
+        "visible only by the harness's word list (`Resolving dependencies...`): pipenv's resolver says \
+         `No matching distribution found`, whatever pip met",
+    ),
+    (
+        "pipenv@2026.10.3/truncated.log",
+        "requests' `ChunkedEncodingError` in a traceback that Rich wrapped at 80 columns: the class on one row, \
+         `('Connection broken: IncompleteRead(…` on the next",
+    ),
+    (
+        "platformio@6.2.0/dns.log",
+        "visible only by the harness's word list (`Resolving uno dependencies...`): PlatformIO's \
+         `HTTPClientError: ` names no cause",
+    ),
+    (
+        "platformio@6.2.0/rate-limit.log",
+        "PlatformIO's `HTTPClientError: ` followed by the 429's HTML page on the rows below: the status only in \
+         the page's title",
+    ),
+    ("cmake@3.25.1/bad-gateway.log", CMAKE_STATUS),
+    ("cmake@3.25.1/gateway-timeout.log", CMAKE_STATUS),
+    ("cmake@3.25.1/rate-limit.log", CMAKE_STATUS),
+    ("cmake@3.25.1/server-error.log", CMAKE_STATUS),
+    ("cmake@3.25.1/unavailable.log", CMAKE_STATUS),
+    ("cmake@4.1.2/bad-gateway.log", CMAKE_STATUS),
+    ("cmake@4.1.2/gateway-timeout.log", CMAKE_STATUS),
+    ("cmake@4.1.2/rate-limit.log", CMAKE_STATUS),
+    ("cmake@4.1.2/server-error.log", CMAKE_STATUS),
+    ("cmake@4.1.2/unavailable.log", CMAKE_STATUS),
+    ("pipenv@2023.12.1/dns.log", PIPENV_RETRY),
+    ("pipenv@2023.12.1/hang.log", PIPENV_RETRY),
+    ("pipenv@2023.12.1/proxy-down.log", PIPENV_RETRY),
+    ("pipenv@2023.12.1/refused.log", PIPENV_RETRY),
+    ("pipenv@2023.12.1/reset.log", PIPENV_RETRY),
+    ("pipenv@2023.12.1/unreachable.log", PIPENV_RETRY),
+    ("vercel@39.0.0/bad-gateway.log", VERCEL_STATUS),
+    ("vercel@39.0.0/gateway-timeout.log", VERCEL_STATUS),
+    ("vercel@39.0.0/server-error.log", VERCEL_STATUS),
+    ("vercel@39.0.0/unavailable.log", VERCEL_STATUS),
+    (
+        "pdm@2.12.4/truncated.log",
+        "PDM 2.12's `[ChunkedEncodingError]: ('Connection broken: IncompleteRead(…)')`: requests' class, which a \
+         test of any client prints alike",
+    ),
+    (
+        "rebar3@3.19.0/tls.log",
+        "Erlang/OTP's `TLS client: … CLIENT ALERT: Fatal - Unknown CA` row names no host: an eunit run against the \
+         project's own TLS server prints it too (session 53's review)",
     ),
 ];
 
@@ -575,6 +636,52 @@ const REVIEW52B_LEFT: &[(&str, &str)] = &[
     ("fault-26.log", "turbo's `{package}:{task}: ` prefix (worded from memory), not among a row's leads"),
 ];
 
+/// The fifty-third session's review, of the rules for librepo (dnf), Nix,
+/// CMake and OTP's alert (`testdata/review/s53/`): what it left, with why.
+const REVIEW53_LEFT: &[(&str, &str)] = &[
+    (
+        "healthy-01.log",
+        "dnf's `Curl error (7)` for `host.docker.internal`, a named host that is the runner itself: a named host is read as a third party's",
+    ),
+    (
+        "healthy-05.log",
+        "Nix's retry warning, then the job's own test failure: Nix's later rows are not progress patterns",
+    ),
+    (
+        "healthy-08.log",
+        "curl's `curl: (22) The requested URL returned error: 503` for a job's own health probe: an older rule's, as before session 53",
+    ),
+    ("healthy-09.log", "pytest's captured stdout prints a fixture's dnf row at dnf's own two-column indent"),
+    (
+        "healthy-10.log",
+        "CMake's `status_string:` row names no host (the heading two rows up does): a job's own server's reset reads alike",
+    ),
+    ("healthy-13.log", "a step that prints an old incident log: dnf's rows stand as dnf prints them"),
+    (
+        "healthy-14.log",
+        "dnf's timeout, then a retry loop's success and the job's own compile error: dnf's `Complete!` is not a progress pattern",
+    ),
+    (
+        "healthy-19.log",
+        "CMake's certificate `status_string:` for a job's own server: the row names no host, as healthy-10",
+    ),
+    (
+        "fault-04.log",
+        "yum's urlgrabber (`[Errno 14] HTTP Error 503 - Service Unavailable`): yum is not run by the harness",
+    ),
+    ("fault-05.log", "yum's `curl#6 - \"Could not resolve host: …\"`, as fault-04"),
+    ("fault-06.log", "dnf5's timeout, then an `if: always()` step's artifact upload, read as progress: recovered"),
+    (
+        "fault-11.log",
+        "Nix's `HTTP error 403` with GitHub's rate-limit body: a 403 is read as the job's, whatever the body",
+    ),
+    ("fault-18.log", "CMake's status only in curl's hostless `The requested URL returned error:` row (CMAKE_STATUS)"),
+    ("fault-20.log", "Erlang/OTP's alert row names no host: not read (rebar3@3.19.0/tls.log)"),
+    ("fault-21.log", "Elixir Logger's form of OTP's alert row, as fault-20"),
+    ("fault-22.log", "rebar3's `Hex get_package request failed: {ok,{503,…}}`, only under DEBUG=1: not run"),
+    ("fault-23.log", "OTP's alert row behind Jenkins' stamp, as fault-20"),
+];
+
 /// A review's logs left on purpose: file, and why.
 type Left = &'static [(&'static str, &'static str)];
 
@@ -589,6 +696,7 @@ const REVIEWS: &[(&str, usize, Left)] = &[
     ("s51b", 53, REVIEW51B_LEFT),
     ("s52", 55, REVIEW52_LEFT),
     ("s52b", 49, REVIEW52B_LEFT),
+    ("s53", 43, REVIEW53_LEFT),
 ];
 
 /// Every review's healthy jobs are charged and its outages caught (with the
