@@ -466,7 +466,8 @@ PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           "sharp": "0.32.6", "nltk": "3.9.2", "gdown": "5.2.0",
           # (and a Rust auditor from crates.io, built with `cargo install`)
           "cargo-audit": "0.22.2",
-          # (and a second wave: pkg's Node base binaries, cargo-deny)
+          # (and later waves: pkg's Node base binaries, cargo-deny, pipx, tj/n,
+          # fnm)
           "pkg-fetch": "3.6.6", "cargo-deny": "0.20.2", "pipx": "1.7.1", "n": "10.2.0",
           "fnm": "1.39.0"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
@@ -496,6 +497,9 @@ PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commi
           "codecov": "codecov-cli", "ansible-galaxy": "ansible-core", "hf": "huggingface_hub",
           "conan": "conan", "pip-audit": "pip-audit", "dbt": "dbt-core", "pipenv": "pipenv", "pdm": "pdm",
           "platformio": "platformio", "cmake": "cmake", "nltk": "nltk", "gdown": "gdown", "pipx": "pipx"}
+# rustup's own home: the machine's, when a run's HOME is its own (cargo
+# and cargo-deny's `cargo metadata` start through rustup's proxies)
+RUSTUP_HOME = os.environ.get("RUSTUP_HOME", str(Path.home() / ".rustup"))
 # crates.io's: `cargo install --locked` into the cache
 CARGO_PKG = {"cargo-audit": "cargo-audit", "cargo-deny": "cargo-deny", "fnm": "fnm"}
 # (the command a PyPI package installs, where it is not the tool's name)
@@ -511,6 +515,9 @@ def release(tool: str) -> str | None:
 
 def tool_bin(tool: str) -> list[str]:
     """The argv prefix that starts `tool` (the release asked for, or the machine's)."""
+    if tool == "uv-python":
+        # (uv's own download: the uv that `--at uv=…` names, or the pin)
+        return tool_bin("uv")
     v = release(tool)
     if tool in NODE_PKG:
         pkg, name = NODE_PKG[tool]
@@ -536,7 +543,7 @@ COMMAND = {"maven": "mvn", "ivy": "ant", "apt": "apt-get", "r": "R", "bundler": 
            **dict.fromkeys(("aws-s3", "aws-ecr"), str(Path(sys.executable).parent / "aws")),
            **dict.fromkeys(("kubectl", "kubectl-get"), "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"),
            "gh-pr": "gh", "npm-publish": "npm",
-           "aria2": "aria2c", "uv-python": str(TOOLCACHE / f"uv@{PINNED['uv']}" / "bin" / "uv"),
+           "aria2": "aria2c",
            **dict.fromkeys(("gcloud-storage", "gcloud-run"), "gcloud"),
            **dict.fromkeys(("docker", "docker-build", "docker-login", "docker-push"), "dockerd")}
 
@@ -975,7 +982,7 @@ def setup_cargo(work, home, url, proxy=None):
        f'[source.mirror]\nregistry = "sparse+{url}/index/"\n\n'
        "[net]\nretry = 1\n\n[http]\ntimeout = 10\n")
     return (["cargo", "fetch"],
-            {"CARGO_HOME": str(home / ".cargo"), "RUSTUP_HOME": os.environ.get("RUSTUP_HOME", "/root/.rustup"),
+            {"CARGO_HOME": str(home / ".cargo"), "RUSTUP_HOME": RUSTUP_HOME,
              "CARGO_TERM_COLOR": "never"})
 
 
@@ -1634,7 +1641,7 @@ def setup_supabase(work, home, url, proxy=None):
 def setup_aria2(work, home, url, proxy=None):
     # an install script's download of a release asset with aria2 (Debian
     # 12's aria2 1.36; it reads its CA from an option of its own)
-    return (["aria2c", "--max-tries=2", "--retry-wait=1", "--timeout=10", "--connect-timeout=10",
+    return ([*tool_bin("aria2"), "--max-tries=2", "--retry-wait=1", "--timeout=10", "--connect-timeout=10",
              f"--ca-certificate={trusted_ca(work)}", "-d", str(work), "-o", "tool.tar.gz",
              f"{url}/acme/tool/releases/download/v1.4.2/tool-linux-amd64.tar.gz"], {})
 
@@ -1728,9 +1735,6 @@ def setup_buildah(work, home, url, proxy=None):
     return (["buildah", "--root", str(home / "storage"), "--runroot", str(home / "run"), "--storage-driver", "vfs",
              "bud", "--isolation", "chroot", "--retry", "1", "-t", "app", "."],
             {"XDG_RUNTIME_DIR": str(home / "xdg"), "REGISTRY_AUTH_FILE": str(home / "auth.json")})
-
-
-RUSTUP_HOME = os.environ.get("RUSTUP_HOME", str(Path.home() / ".rustup"))
 
 
 def setup_cargo_deny(work, home, url, proxy=None):
@@ -1916,11 +1920,13 @@ TOOLS = {
     "nltk": (setup_nltk, ["-c", "import nltk; print(nltk.__version__)"], "raw.githubusercontent.com"),
     "gdown": (setup_gdown, ["--version"], "drive.google.com"),
     "cargo-audit": (setup_cargo_audit, ["--version"], "github.com"),
+    # pkg's Node base binaries, an image build's mmdebstrap and buildah,
+    # cargo-deny's advisory database (through git)
     "pkg-fetch": (setup_pkg_fetch, ["--version"], "github.com"),
     "mmdebstrap": (setup_mmdebstrap, ["--version"], "deb.debian.org"),
     "buildah": (setup_buildah, ["--version"], "ghcr.io"),
     "cargo-deny": (setup_cargo_deny, ["--version"], "github.com"),
-    # and a third: uv's Python download, Arch's pacman, pipx
+    # and uv's Python download, Arch's pacman, pipx, tj/n and fnm
     "uv-python": (setup_uv_python, ["--version"], "github.com"),
     "pacman": (setup_pacman, ["--version"], "geo.mirror.pkgbuild.com"),
     "pipx": (setup_pipx, ["--version"], "pypi.org"),
@@ -2198,7 +2204,8 @@ def main(argv=None) -> int:
     ap.add_argument("--dest", help=argparse.SUPPRESS)
     ap.add_argument("--binary", default=str(REPO / "target" / "release" / "faultsift"))
     ap.add_argument("--at", action="append", metavar="TOOL=VERSION",
-                    help="with --install or --run: this release of an npm package or of pip/uv (repeatable)")
+                    help="with --install or --run: this release of an npm package, a PyPI tool or a crate "
+                         "(repeatable)")
     args = ap.parse_args(argv)
     for item in args.at or []:
         tool, _, version = item.partition("=")

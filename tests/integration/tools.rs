@@ -75,12 +75,16 @@ const PDM_REPORT: &str = "PDM's `[{class}]: {message}` report names no host: a j
 const ZYPP_HOSTLESS: &str = "libzypp's `Error message: Recv failure: …` and `SSL certificate problem: …` rows name no host (the \
      heading above does; a job's own server reads alike): left";
 /// rclone's S3 client (aws-sdk-go v1) names no endpoint with a status.
-const AWS_V1_STATUS: &str = "rclone's S3 status is aws-sdk-go v1's tab-led `status code: {code}, request id: …` row below a \
-     code the SDK could not parse, and no row names the endpoint: a job's own MinIO answers alike, charged";
+const AWS_V1_STATUS: &str = "rclone's S3 status is aws-sdk-go v1's tab-led `status code: {code}, request id: …` row below \
+     `SerializationError: failed to unmarshal error message` (a body that is no S3 error), and no row names the \
+     endpoint: a job's own MinIO answers alike, charged";
 /// s3cmd's rows name no endpoint.
-const S3CMD_HOSTLESS: &str = "s3cmd's `WARNING: Retrying failed request: {path} ({cause})`, `ERROR: S3 error: {code}` and \
-     `Upload of '{file}' failed too many times` name no endpoint (its `host_base` is the job's): a job's own MinIO \
-     fails alike, charged";
+const S3CMD_HOSTLESS: &str = "s3cmd's `WARNING: Retrying failed request: {path} ({cause})`, `WARNING: Upload failed: {path} \
+     ({cause})` and `Upload of '{file}' failed too many times` name no endpoint (its `host_base` is the job's): a job's \
+     own MinIO fails alike, charged";
+/// urllib3 1.26's NewConnectionError under gdown's wrap.
+const URLLIB3_WRAP: &str = "urllib3 1.26's NewConnectionError names no host and gdown's wrap splits it: a name's failure is \
+     read only where the row names the host (the second review)";
 /// gdown's `Error:` head over a connection dropped or cut names no host.
 const GDOWN_HOSTLESS: &str = "gdown's `Error:` head over requests' `('Connection aborted.', RemoteDisconnected(…))` or \
      `IncompleteRead(…)` names no host (its `HTTPSConnectionPool(host=…)` head is only for a failed connect): charged";
@@ -204,8 +208,8 @@ const LEFT: &[(&str, &str)] = &[
     (
         "cargo-audit@0.22.2/tls.log",
         "cargo-audit names its chain only in rustls-platform-verifier's tracing row (`failed to verify TLS \
-         certificate: invalid peer certificate: UnknownIssuer`), which names no host; its error says only `error \
-         sending request for url`: charged",
+         certificate: invalid peer certificate: UnknownIssuer`), which no rule reads (a test of any rustls client \
+         logs it); its error says only `error sending request for url`: charged",
     ),
     ("gdown@4.7.3/reset.log", GDOWN_HOSTLESS),
     ("gdown@4.7.3/truncated.log", GDOWN_HOSTLESS),
@@ -753,12 +757,8 @@ const REVIEW53B_LEFT: &[(&str, &str)] = &[
 
 const REVIEW54_LEFT: &[(&str, &str)] = &[
     ("fault-03.log", "NLTK's textwrap splits `HTTP Error` from its `503:` across two rows"),
-    (
-        "fault-07.log",
-        "urllib3 1.26's NewConnectionError names no host and gdown's wrap splits it: a name's failure is read only \
-         where the row names the host (the second review)",
-    ),
-    ("fault-08.log", "gdown's `Error:` head over a reset names no host (GDOWN_HOSTLESS)"),
+    ("fault-07.log", URLLIB3_WRAP),
+    ("fault-08.log", GDOWN_HOSTLESS),
     ("fault-17.log", "cargo-audit 0.20 prints no cause under `An IO error occurred when talking to the server`"),
     ("fault-19.log", "http-client 0.4's StatusCodeException comes with no Request record that names the host"),
     ("fault-20.log", "an hspec run indents the Request record and wraps its status row: not read"),
@@ -796,7 +796,7 @@ const REVIEW54B_LEFT: &[(&str, &str)] = &[
     ("fault-02.log", "another NLTK package's `already up-to-date!` row after the failed one reads as recovery"),
     ("fault-04.log", "NLTK's wrap ends a row on `error` and starts the next on `[Errno 104]`"),
     ("fault-08.log", "gdown's row naming the host comes before the one with the timeout's errno: read as a connection"),
-    ("fault-09.log", "urllib3 1.26's NewConnectionError names no host and gdown's wrap splits it"),
+    ("fault-09.log", URLLIB3_WRAP),
     ("fault-13.log", "`cargo audit --json` prints no heading above the cause row"),
     ("fault-15.log", "pkg-fetch's GitHub status comes before its nodejs.org heading"),
     (
@@ -806,7 +806,7 @@ const REVIEW54B_LEFT: &[(&str, &str)] = &[
     ("healthy-05.log", "aria2's `Failed to load trusted CA certificates` (the job's own CA file) is not read"),
     ("healthy-06.log", "a test that asks httpbin.org for a 503 on purpose: the record names a public host"),
     ("healthy-07.log", "a timeout the job set too short (`ResponseTimeoutMicro 5000`) is not read from the record"),
-    ("healthy-09.log", NLTK_INDEX),
+    ("healthy-09.log", "an image build's stage run with no network on purpose: NLTK's rows name no host"),
     ("healthy-11.log", "NLTK's failure before a restore from the team's cache, which prints no progress row"),
     (
         "healthy-12.log",
