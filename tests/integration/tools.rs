@@ -832,7 +832,8 @@ const REVIEW54B_LEFT: &[(&str, &str)] = &[
     ("healthy-11.log", "NLTK's failure before a restore from the team's cache, which prints no progress row"),
     (
         "healthy-12.log",
-        "requests' ConnectionError for a `.internal` host is read as connection by an older rule (named_host)",
+        "requests' ConnectionError for a `.internal` host is read as a connection: `.internal` names a company's \
+         registry mirror too, whose failure s50b/fault-23 judges the environment's",
     ),
     ("healthy-13.log", "sharp's `Via proxy {url}` row (the job's own proxy) is not read"),
     ("healthy-17.log", "aria2 through the job's own proxy: its rows name no address"),
