@@ -513,22 +513,24 @@ def release(tool: str) -> str | None:
     return AT.get(tool) or PINNED.get(tool)
 
 
+# Runs that start another tool's command, so that `--at` moves both: pip's
+# verbose run, uv's own Python download, a publish, the GitHub CLI's second
+# command, the package managers' audit steps
+RUNS_AS = {"pip-v": "pip", "uv-python": "uv", "npm-publish": "npm", "gh-pr": "gh",
+           "npm-audit": "npm", "pnpm-audit": "pnpm", "yarn-audit": "yarn"}
+
+
 def tool_bin(tool: str) -> list[str]:
     """The argv prefix that starts `tool` (the release asked for, or the machine's)."""
-    if tool == "uv-python":
-        # (uv's own download: the uv that `--at uv=…` names, or the pin)
-        return tool_bin("uv")
-    if tool.endswith("-audit") and tool.removesuffix("-audit") in ("npm", "pnpm", "yarn"):
-        # (a package manager's audit step: that manager)
-        return tool_bin(tool.removesuffix("-audit"))
+    if tool in RUNS_AS:
+        return tool_bin(RUNS_AS[tool])
     v = release(tool)
     if tool in NODE_PKG:
         pkg, name = NODE_PKG[tool]
         if v:
             return [str(TOOLCACHE / f"{tool}@{v}" / "node_modules" / ".bin" / name)]
         return ["npm"] if tool == "npm" else [str(node_tool(name))]
-    if tool in ("pip", "pip-v"):
-        v = release("pip")
+    if tool == "pip":
         py = str(TOOLCACHE / f"pip@{v}" / "bin" / "python") if v else sys.executable
         return [py, "-m", "pip"]
     if tool in CARGO_PKG and v:
@@ -545,7 +547,6 @@ COMMAND = {"maven": "mvn", "ivy": "ant", "apt": "apt-get", "r": "R", "bundler": 
            # (the interpreter's own script: pyenv's shim needs the HOME a run replaces)
            **dict.fromkeys(("aws-s3", "aws-ecr"), str(Path(sys.executable).parent / "aws")),
            **dict.fromkeys(("kubectl", "kubectl-get"), "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"),
-           "gh-pr": "gh", "npm-publish": "npm",
            "aria2": "aria2c",
            **dict.fromkeys(("gcloud-storage", "gcloud-run"), "gcloud"),
            **dict.fromkeys(("docker", "docker-build", "docker-login", "docker-push"), "dockerd")}
@@ -1662,7 +1663,8 @@ def setup_rclone(work, home, url, proxy=None):
 
 def setup_s3cmd(work, home, url, proxy=None):
     # a release job's upload of its build to S3 with s3cmd (Debian 12's
-    # s3cmd 2.3; its five retries wait 45 s in all)
+    # s3cmd 2.3; it retries each request five times, 3 to 15 s apart, so a
+    # failing run outlasts the cap)
     _w(work / "app.tar.gz", "artifact\n")
     _w(home / ".s3cfg", "[default]\naccess_key = AKIAFAULTSIFTHARNESS0\n"
        "secret_key = faultsiftHarnessFakeSecretKey0123456789ab\nhost_base = s3.amazonaws.com\n"
