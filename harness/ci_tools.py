@@ -414,8 +414,10 @@ OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org
                "acme-artifacts.s3.amazonaws.com", "drive.usercontent.google.com",
                # (session 55's: Chrome for Testing's downloads, pyenv's
                # mirror, OpenSSL's sources that the Ruby and Python builds
-               # may fetch first)
-               "storage.googleapis.com", "pyenv.github.io", "www.openssl.org"}
+               # may fetch first, the chromedriver bucket that
+               # webdriver-manager 3 reads)
+               "storage.googleapis.com", "pyenv.github.io", "www.openssl.org",
+               "chromedriver.storage.googleapis.com"}
 
 
 def proxy_env(tool: str, scenario: str) -> dict:
