@@ -480,8 +480,9 @@ PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           "fnm": "1.39.0",
           # (session 55's: browser drivers' managers, Node for Python tools,
           # docs and test runners, a data store, a scanner's rules, Zig's
-          # fetch, esbuild's and geckodriver's install scripts; Selenium 4.49 and later
-          # need a certifi newer than the registry here has)
+          # fetch, esbuild's install script, the geckodriver package's CLI;
+          # Selenium 4.49 and later need a certifi newer than the registry
+          # here has)
           "selenium": "4.48.0", "webdriver-manager": "4.1.2", "nodeenv": "1.12.0", "sphinx": "9.0.4",
           "gsutil": "5.38", "tox": "4.67.17", "dvc": "3.67.1", "semgrep": "1.187.0", "zig": "0.17.1",
           "esbuild": "0.28.2", "geckodriver": "7.0.0"}

@@ -960,6 +960,45 @@ const REVIEW55_LEFT: &[(&str, &str)] = &[
     ),
 ];
 
+const REVIEW55B_LEFT: &[(&str, &str)] = &[
+    ("fault-03.log", NODEENV_TRACEBACK),
+    (
+        "fault-06.log",
+        "gsutil's `ResumableDownloadException: Transfer failed after 23 retries` buries the status in a bytes repr",
+    ),
+    (
+        "fault-07.log",
+        "the public inventory is a project's third location, three rows below the heading: past the window of two",
+    ),
+    ("fault-08.log", "a URL whose masked credentials (`https://***@…`) no host define reads"),
+    ("fault-09.log", "TeamCity's `[hh:mm:ss]W:\\t [Step 2/3] ` prefix is no lead the Sphinx rules read"),
+    ("fault-10.log", "gpg's timeout only inside Ansible's quoted JSON record: a quoted cause is not read"),
+    ("fault-11.log", "Semgrep's 503 only inside `--json`'s quoted message: a quoted cause is not read"),
+    (
+        "fault-12.log",
+        "gpg's WKD wording (`error retrieving '…' via WKD: …`) is not in GnuPG 2.2.40's gpg here: not read",
+    ),
+    ("fault-17.log", NODEENV_TRACEBACK),
+    ("healthy-01.log", "a wildcard name for 127.0.0.1 (`*.localtest.me`) reads as a public host"),
+    ("healthy-02.log", "Sphinx prints no row when an inventory loads: a retry loop's later success is no progress"),
+    ("healthy-03.log", "a job's own CA file (`tls_cacerts`) that the row does not name"),
+    ("healthy-04.log", "a misspelt public name (NXDOMAIN) reads as a public host's failure"),
+    ("healthy-05.log", GSUTIL_EMULATOR),
+    ("healthy-06.log", "Cloud Storage's 429 for one object's mutation rate is a rate limit, read as one (retry)"),
+    ("healthy-07.log", "a build sandbox without network (Nix's) reads as the resolver down"),
+    ("healthy-08.log", "a job's own service under a public-looking name"),
+    ("healthy-10.log", "Semgrep's scan that followed prints no row `ci` reads as progress"),
+    ("healthy-11.log", "a container the job runs with `--network none` reads as the resolver down"),
+    ("healthy-12.log", "a public-looking name the job maps to its own server in /etc/hosts"),
+    ("healthy-13.log", "gpg's fallback through `--dearmor` prints no `imported` row"),
+    ("healthy-14.log", "a mistyped private keyserver: gpg never names the keyserver"),
+    ("healthy-15.log", PRINTS_REAL_ROWS),
+    ("healthy-16.log", PRINTS_REAL_ROWS),
+];
+
+/// gsutil's rows name no host: a job's own emulator reads as Google's.
+const GSUTIL_EMULATOR: &str = "gsutil's rows name no host: a job's own Cloud Storage emulator's 5xx reads as Google's";
+
 /// NLTK's rows name no host: read as its default index's.
 const NLTK_INDEX: &str = "NLTK's rows name no host and are read as its default index's (GitHub's raw host): a job that \
      serves its own index (`-u`, NLTK_DOWNLOAD_URL) or mocks the error reads alike";
@@ -983,6 +1022,7 @@ const REVIEWS: &[(&str, usize, Left)] = &[
     ("s54", 44, REVIEW54_LEFT),
     ("s54b", 38, REVIEW54B_LEFT),
     ("s55", 38, REVIEW55_LEFT),
+    ("s55b", 33, REVIEW55B_LEFT),
 ];
 
 /// Every review's healthy jobs are charged and its outages caught (with the
