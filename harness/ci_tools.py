@@ -2301,7 +2301,8 @@ def scrub(data: bytes, root: Path) -> bytes:
 def summarize(requests: list[str]) -> str:
     counts: dict[str, int] = {}
     for r in requests:
-        # (a query's API key, such as the one gsutil sends, is not kept)
+        # (a query's API key is not kept: gsutil's is its public built-in
+        # one, but a summary has no use for any key)
         r = re.sub(r"([?&]key=)[^&\s]+", r"\1REDACTED", r)
         counts[r] = counts.get(r, 0) + 1
     return "; ".join(f"{k} x{v}" for k, v in list(counts.items())[:4]) or "none"

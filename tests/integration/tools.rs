@@ -99,16 +99,18 @@ const GECKO_BODY: &str = "the geckodriver package reads a failed answer's body a
      property in Cargo.toml file: \"<html>…\"`): the status only in the page's words, charged";
 const NODE_FETCH: &str = "Node's `TypeError: fetch failed` (or `terminated`) over `[cause]: Error: read ECONNRESET` or \
      `SocketError: other side closed` names no host: any Node program's, charged";
-const GSUTIL_HOSTLESS: &str = "gsutil's `OSError: Connection refused.`, `OSError: [SSL: CERTIFICATE_VERIFY_FAILED] …` \
-     and http.client's `IncompleteRead` name no host (behind its progress row `Copying file://…`): charged";
+const GSUTIL_HOSTLESS: &str = "gsutil's `OSError: Connection refused.` and `OSError: [SSL: CERTIFICATE_VERIFY_FAILED] …` \
+     (on its `/ [0 files][…]` counter row) and http.client's `IncompleteRead` in a traceback name no host: charged";
 const ZIG_HOSTLESS: &str = "Zig's fetch errors (`error: bad HTTP response code: '503 Service Unavailable'`, `error: \
      server connection failed: ConnectionRefused`, `error: HTTP response read failure: …`) name no URL on their row \
-     (`zig build` prints it on the source row below): a dependency on a job's own mirror fails alike, charged";
-const BODY_CUT_HOSTLESS: &str = "a body cut short in words that name no host: DVC's `failed to transfer '{md5}' - \
+     (`zig build` prints it on the source row below; 0.13 says `unable to connect to server:` and `invalid HTTP \
+     response:`): a dependency on a job's own mirror fails alike, charged";
+const BODY_CUT_HOSTLESS: &str = "a body cut short in words shared with other failures: DVC's `failed to transfer '{md5}' - \
      Response payload is not completed` (aiohttp) and Selenium Manager's `error decoding response body for url` (which \
      also says it of a body that is no JSON) or 4.15's `request or response body error` (no URL), charged";
-const NODEENV_TRACEBACK: &str = "nodeenv before 1.9 crashes on urllib's bare `urllib.error.HTTPError: HTTP Error 503: …` \
-     or `URLError: <urlopen error [Errno 111] Connection refused>`, which name no host: charged";
+const NODEENV_TRACEBACK: &str = "nodeenv through at least 1.10 (and 1.12's index.json fetch) crashes on urllib's bare \
+     `urllib.error.HTTPError: HTTP Error 503: …` or `URLError: <urlopen error [Errno 111] Connection refused>`, or on \
+     http.client's `RemoteDisconnected`/`IncompleteRead` (1.6 on an AttributeError for a cut body): no host named, charged";
 const LEFT: &[(&str, &str)] = &[
     ("npm@10.9.9/cut-tarball.log", INTEGRITY),
     ("npm@11.19.1/cut-tarball.log", INTEGRITY),
@@ -303,7 +305,11 @@ const LEFT: &[(&str, &str)] = &[
     ("geckodriver@4.5.1/rate-limit.log", GECKO_BODY),
     ("geckodriver@4.5.1/server-error.log", GECKO_BODY),
     ("geckodriver@4.5.1/unavailable.log", GECKO_BODY),
-    ("geckodriver@4.5.1/truncated.log", NODE_FETCH),
+    (
+        "geckodriver@4.5.1/truncated.log",
+        "the geckodriver package 4.5's node-fetch `FetchError: Invalid response body while trying to fetch {url}: aborted` \
+         under Node's stack: not read outside the supabase script's frame",
+    ),
     ("gsutil@5.27/proxy-down.log", GSUTIL_HOSTLESS),
     ("gsutil@5.27/refused.log", GSUTIL_HOSTLESS),
     ("gsutil@5.27/tls.log", GSUTIL_HOSTLESS),
@@ -931,11 +937,11 @@ const REVIEW54B_LEFT: &[(&str, &str)] = &[
 /// A test that prints a program's real rows reads as the program.
 const PRINTS_REAL_ROWS: &str = "a test prints the program's real rows at a row's start: read as the program";
 /// A loopback proxy on the proxies' usual port reads as the runner's.
-const LOOPBACK_PROXY: &str = "a dead proxy of the job's own on 127.0.0.1:3128 reads as the runner's proxy (as \
-     proxy-unreachable reads any proxy but an ephemeral-port one)";
+const LOOPBACK_PROXY: &str = "a dead proxy of the job's own on 127.0.0.1:3128: the row names only the public host \
+     (Sphinx's ProxyError, nodeenv's `[Errno 111]`), read as the runner's path to it";
 
 const REVIEW55_LEFT: &[(&str, &str)] = &[
-    ("fault-02.log", "Sphinx 1.5's row carries its own `WARNING: ` and stands under no heading: not read"),
+    ("fault-02.log", "Sphinx 1.5's row carries its own `WARNING: ` prefix, which sphinx_inv does not take: not read"),
     ("fault-03.log", "Sphinx 1.4 on Python 2.7 names urllib2's classes: not read"),
     ("fault-04.log", "Sphinx's heading in the console's locale (French): only the English heading frames the rows"),
     ("fault-05.log", "docker compose's `docs-1  | ` service prefix is no lead a rule reads"),
@@ -974,10 +980,7 @@ const REVIEW55B_LEFT: &[(&str, &str)] = &[
     ("fault-09.log", "TeamCity's `[hh:mm:ss]W:\\t [Step 2/3] ` prefix is no lead the Sphinx rules read"),
     ("fault-10.log", "gpg's timeout only inside Ansible's quoted JSON record: a quoted cause is not read"),
     ("fault-11.log", "Semgrep's 503 only inside `--json`'s quoted message: a quoted cause is not read"),
-    (
-        "fault-12.log",
-        "gpg's WKD wording (`error retrieving '…' via WKD: …`) is not in GnuPG 2.2.40's gpg here: not read",
-    ),
+    ("fault-12.log", "gpg's WKD rows (`error retrieving '…' via WKD: …`, `error reading key: …`) are not read"),
     ("fault-17.log", NODEENV_TRACEBACK),
     ("healthy-01.log", "a wildcard name for 127.0.0.1 (`*.localtest.me`) reads as a public host"),
     ("healthy-02.log", "Sphinx prints no row when an inventory loads: a retry loop's later success is no progress"),
@@ -992,8 +995,9 @@ const REVIEW55B_LEFT: &[(&str, &str)] = &[
     ("healthy-12.log", "a public-looking name the job maps to its own server in /etc/hosts"),
     ("healthy-13.log", "gpg's fallback through `--dearmor` prints no `imported` row"),
     ("healthy-14.log", "a mistyped private keyserver: gpg never names the keyserver"),
-    ("healthy-15.log", PRINTS_REAL_ROWS),
-    ("healthy-16.log", PRINTS_REAL_ROWS),
+    ("healthy-09.log", "pre-commit's hook rows are no progress (pre-commit runs every hook after one fails)"),
+    ("healthy-15.log", "a script prints a notes file with gpg's real row at a row's start"),
+    ("healthy-16.log", "a stale pre-commit.log from the cache, printed after the failure, holds nodeenv's real row"),
 ];
 
 /// gsutil's rows name no host: a job's own emulator reads as Google's.
