@@ -525,9 +525,6 @@ CARGO_PKG = {"cargo-audit": "cargo-audit", "cargo-deny": "cargo-deny", "fnm": "f
 # (the command a PyPI package installs, where it is not the tool's name)
 PY_BIN = {"codecov": "codecovcli", "platformio": "pio", "nltk": "python", "selenium": "python",
           "webdriver-manager": "python", "sphinx": "sphinx-build", "zig": "python"}
-# (tools whose `--version` prints it and then waits on a thread of its own:
-# Semgrep's)
-VERSION_HANGS = {"semgrep"}
 # (a dependency a release does not bound, pinned as the release's own day
 # had it: PDM 2.29 calls hishel 1's storage, which hishel 2 removed)
 PY_WITH = {"pdm": ["hishel<2"]}
@@ -2183,9 +2180,11 @@ def tool_version(tool: str) -> str | None:
         jars = sorted(Path("/usr/share/java").glob("ivy-[0-9]*.jar"))
         return jars[-1].stem.removeprefix("ivy-") if jars else None
     argv = [*tool_bin(tool), *TOOLS[tool][1]]
-    if tool in VERSION_HANGS and release(tool):
-        # (its package's own record of the release)
-        argv = [str(Path(argv[0]).parent / "python"), "-c",
+    if tool in PY_PKG and release(tool):
+        # (a PyPI release's own record in its venv, as an npm package's
+        # package.json above: Semgrep's `--version` prints it and then waits
+        # on a thread of its own)
+        argv = [str(TOOLCACHE / f"{tool}@{release(tool)}" / "bin" / "python"), "-c",
                 f"import importlib.metadata as m; print(m.version({PY_PKG[tool]!r}))"]
     if shutil.which(argv[0]) is None and not Path(argv[0]).exists():
         return None
