@@ -99,14 +99,14 @@ CONTROLS = {"not-found"}
 # Words that show the fault reached the log at all (a capture without them is
 # not `visible`: the tool hid the cause, and no profile can read it).
 FAULT_RE = {
-    # (kubectl words the statuses as client-go's reasons do)
-    "unavailable": r"\b503\b|Service (?:Temporarily )?Unavailable|unable to handle the request",
-    "bad-gateway": r"\b502\b|Bad Gateway",
-    # (not a traceback's `line 500`: pip-tools' resolver called from there)
+    # (kubectl words the statuses as client-go's reasons do; a status is
+    # never a traceback's `line 500`: pip-tools' resolver is called from there)
+    "unavailable": r"(?<!line )\b503\b|Service (?:Temporarily )?Unavailable|unable to handle the request",
+    "bad-gateway": r"(?<!line )\b502\b|Bad Gateway",
     "server-error": r"(?<!line )\b500\b|Internal Server Error",
-    "gateway-timeout": r"\b504\b|Gateway Time-?out|unable to return a response in the time allotted",
-    "rate-limit": r"\b429\b|(?i:too many requests|rate.?limit)",
-    "not-found": r"\b404\b|(?i:not found|couldn.t find|could not find)|FileNotFoundException",
+    "gateway-timeout": r"(?<!line )\b504\b|Gateway Time-?out|unable to return a response in the time allotted",
+    "rate-limit": r"(?<!line )\b429\b|(?i:too many requests|rate.?limit)",
+    "not-found": r"(?<!line )\b404\b|(?i:not found|couldn.t find|could not find)|FileNotFoundException",
     # (apt words a reset and a timeout alike: `Connection failed`)
     # (Node names a reset before any answer `socket hang up`)
     "reset": r"(?i)reset|ECONNRESET|closed|\bEOF\b|broken pipe|empty reply|disconnect|aborted|ended prematurely|recv failure"
@@ -421,8 +421,9 @@ OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org
                # webdriver-manager 3 reads)
                "storage.googleapis.com", "pyenv.github.io", "www.openssl.org",
                "chromedriver.storage.googleapis.com",
-               # (session 56's: Snyk's other download name, VS Code's
-               # download CDN behind its update service's redirect)
+               # (session 56's: Snyk's other download name and its API, VS
+               # Code's download CDN behind its update service's redirect,
+               # W&B's name before CoreWeave's)
                "static.snyk.io", "api.snyk.io", "vscode.download.prss.microsoft.com", "api.wandb.ai"}
 
 
@@ -511,6 +512,8 @@ NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "p
             "vercel": ("vercel", "vercel"), "sqlite3": ("sqlite3", "sqlite3"), "supabase": ("supabase", "supabase"),
             "sharp": ("sharp", "sharp"), "pkg-fetch": ("@yao-pkg/pkg-fetch", "pkg-fetch"),
             "n": ("n", "n"), "esbuild": ("esbuild", "esbuild"), "geckodriver": ("geckodriver", "geckodriver"),
+            # (@vscode/test-electron has no command: its run is a script of
+            # the job's own under the machine's node, setup_vscode_test)
             "snyk": ("snyk", "snyk"), "vscode-test": ("@vscode/test-electron", "node"),
             "electron-builder": ("electron-builder", "electron-builder")}
 # The Node of the agent CLIs' harness (drive.py installs it), for the tools
@@ -2534,7 +2537,9 @@ def install(only: set[str] | None = None) -> None:
     and each `--at` release (outside any namespace: this needs the registries);
     with `only` (`--tool`), those tools' releases alone."""
     TOOLCACHE.mkdir(parents=True, exist_ok=True)
-    if not only:
+    # (a run that starts another tool's command installs that tool's release)
+    only = {RUNS_AS.get(t, t) for t in only or ()}
+    if not only or only & {"yarn", "pnpm"}:
         subprocess.run(["npm", "install", "--prefix", str(TOOLCACHE), "--no-audit", "--no-fund",
                         "yarn@1", "pnpm@10"], check=True)
     for tool in sorted((set(PINNED) | set(AT)) & (only or set(PINNED) | set(AT))):

@@ -1063,17 +1063,7 @@ const REVIEW56_LEFT: &[(&str, &str)] = &[
          error the job died of",
     ),
     ("healthy-10.log", "a test that prints meson's heading and a urllib row below it reads as meson's download"),
-    (
-        "healthy-11.log",
-        "`after` binds a row to any heading within sixteen rows: a public wrap's heading above the job's own \
-         `.internal` wrap's refusals (subprojects downloaded in parallel)",
-    ),
     ("healthy-16.log", "pip's retry row stays the last hit above pip-compile's own conflict, which no rule reads"),
-    (
-        "healthy-19.log",
-        "`after` binds a row to any heading within sixteen rows: the public primary's heading above the job's \
-         own fallback's refusals",
-    ),
     ("fault-03.log", "app-builder's `part download request failed with status code 502` names no host"),
     ("fault-15.log", SNYK_LEGACY),
 ];
