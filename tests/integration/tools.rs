@@ -1068,6 +1068,53 @@ const REVIEW56_LEFT: &[(&str, &str)] = &[
     ("fault-15.log", SNYK_LEGACY),
 ];
 
+/// Session 56's second review (`testdata/review/s56b/`): what it left on
+/// purpose.
+const REVIEW56B_LEFT: &[(&str, &str)] = &[
+    (
+        "healthy-04.log",
+        "the older `timeout` rule reads Go's `context deadline exceeded (Client.Timeout exceeded while awaiting \
+         headers)` in W&B's traceback row whatever the host, as it reads any Go client's",
+    ),
+    (
+        "healthy-05.log",
+        "electron-builder's error row names no host: a silent build hook's got 503 two rows below the download's \
+         row reads as Electron's",
+    ),
+    (
+        "healthy-07.log",
+        "the snyk legacy CLI's `failed to connect to Snyk API` names no host: SNYK_API on a stub of the job's own \
+         reads as Snyk's",
+    ),
+    (
+        "healthy-09.log",
+        "pip's `Could not install packages due to an OSError: HTTPSConnectionPool(host=…)` is read by an older rule whatever the host",
+    ),
+    (
+        "fault-06.log",
+        "W&B's bare last status is read only within five rows of a row naming W&B's host; an early \
+         `wandb.login()` put it eleven rows up",
+    ),
+    (
+        "fault-09.log",
+        "W&B's traceback row repeats the error last, and the older `connection` rule reads Windows' `connectex` \
+         there: a fault, of kind connection",
+    ),
+    ("fault-10.log", "docker compose's `trainer-1  | ` prefix: no lead a rule reads"),
+    ("fault-11.log", "electron-builder's later tool downloads (the AppImage toolset) have no heading the rules read"),
+    ("fault-12.log", "docker compose's `desktop-1  | ` prefix: no lead a rule reads"),
+    (
+        "fault-16.log",
+        "pip's `ResponseError('too many 503 error responses')` inside urllib3's pool error reads as a connection \
+         fault (the older rule), not a 5xx",
+    ),
+    (
+        "fault-17.log",
+        "a second service's snyk result row after the first one's refused API reads as recovery (progress is \
+         not per service)",
+    ),
+];
+
 /// gsutil's rows name no host: a job's own emulator reads as Google's.
 const GSUTIL_EMULATOR: &str = "gsutil's rows name no host: a job's own Cloud Storage emulator's 5xx reads as Google's";
 
@@ -1096,6 +1143,7 @@ const REVIEWS: &[(&str, usize, Left)] = &[
     ("s55", 38, REVIEW55_LEFT),
     ("s55b", 33, REVIEW55B_LEFT),
     ("s56", 36, REVIEW56_LEFT),
+    ("s56b", 30, REVIEW56B_LEFT),
 ];
 
 /// Every review's healthy jobs are charged and its outages caught (with the
