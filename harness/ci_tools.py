@@ -98,15 +98,20 @@ CONTROLS = {"not-found"}
 
 # Words that show the fault reached the log at all (a capture without them is
 # not `visible`: the tool hid the cause, and no profile can read it).
+# A status scenario's words besides its code (kubectl words the statuses as
+# client-go's reasons do)
+STATUS_WORDS = {
+    "unavailable": r"Service (?:Temporarily )?Unavailable|unable to handle the request",
+    "bad-gateway": r"Bad Gateway",
+    "server-error": r"Internal Server Error",
+    "gateway-timeout": r"Gateway Time-?out|unable to return a response in the time allotted",
+    "rate-limit": r"(?i:too many requests|rate.?limit)",
+    "not-found": r"(?i:not found|couldn.t find|could not find)|FileNotFoundException",
+}
 FAULT_RE = {
-    # (kubectl words the statuses as client-go's reasons do; a status is
-    # never a traceback's `line 500`: pip-tools' resolver is called from there)
-    "unavailable": r"(?<!line )\b503\b|Service (?:Temporarily )?Unavailable|unable to handle the request",
-    "bad-gateway": r"(?<!line )\b502\b|Bad Gateway",
-    "server-error": r"(?<!line )\b500\b|Internal Server Error",
-    "gateway-timeout": r"(?<!line )\b504\b|Gateway Time-?out|unable to return a response in the time allotted",
-    "rate-limit": r"(?<!line )\b429\b|(?i:too many requests|rate.?limit)",
-    "not-found": r"(?<!line )\b404\b|(?i:not found|couldn.t find|could not find)|FileNotFoundException",
+    # (the code, but never a traceback's `line 500`: pip-tools' resolver is
+    # called from there)
+    **{s: rf"(?<!line )\b{STATUS[s][0]}\b|{words}" for s, words in STATUS_WORDS.items()},
     # (apt words a reset and a timeout alike: `Connection failed`)
     # (Node names a reset before any answer `socket hang up`)
     "reset": r"(?i)reset|ECONNRESET|closed|\bEOF\b|broken pipe|empty reply|disconnect|aborted|ended prematurely|recv failure"
