@@ -2129,7 +2129,7 @@ def setup_buf(work, home, url, proxy=None):
     # a Protobuf job's `buf dep update`: its module's dependencies from the
     # Buf Schema Registry
     # (buf before 1.32 has no `dep`: its v1 module's `mod update`)
-    v1 = tuple(int(x) for x in release("buf").split(".")[:2]) < (1, 32)
+    v1 = tuple(int(x) for x in release("buf").lstrip("v").split(".")[:2]) < (1, 32)
     _w(work / "buf.yaml", f"version: {'v1' if v1 else 'v2'}\ndeps:\n  - buf.build/googleapis/googleapis\n")
     _w(work / "proto" / "acme" / "v1" / "app.proto", 'syntax = "proto3";\n\npackage acme.v1;\n')
     return ([*tool_bin("buf"), "mod" if v1 else "dep", "update"], {"BUF_CACHE_DIR": str(home / ".cache" / "buf")})

@@ -237,6 +237,39 @@ class Wrappers(unittest.TestCase):
                     ci_tools.WRAPPERS[k].update(v)
 
 
+class Releases(unittest.TestCase):
+    def test_buf_before_1_32_updates_a_v1_module(self):
+        saved = dict(ci_tools.AT)
+        try:
+            with tempfile.TemporaryDirectory() as d:
+                for version, verb, layout in (("1.30.0", "mod", "v1"), ("1.75.0", "dep", "v2")):
+                    ci_tools.AT["buf"] = version
+                    work, home = Path(d) / version / "work", Path(d) / version / "home"
+                    argv, env = ci_tools.setup_buf(work, home, ci_tools.base_url("buf", "unavailable"))
+                    self.assertEqual(argv[-2:], [verb, "update"])
+                    self.assertTrue((work / "buf.yaml").read_text().startswith(f"version: {layout}\n"))
+                    self.assertIn("BUF_CACHE_DIR", env)
+        finally:
+            ci_tools.AT.clear()
+            ci_tools.AT.update(saved)
+
+    def test_an_older_release_starts_by_the_command_it_had(self):
+        saved = (ci_tools.TOOLCACHE, dict(ci_tools.AT))
+        try:
+            with tempfile.TemporaryDirectory() as d:
+                ci_tools.TOOLCACHE = Path(d)
+                ci_tools.AT["sonar-scanner"] = "4.3.0"
+                bins = Path(d) / "sonar-scanner@4.3.0" / "node_modules" / ".bin"
+                bins.mkdir(parents=True)
+                (bins / "sonar-scanner").write_text("#!/bin/sh\n")
+                self.assertEqual(ci_tools.tool_bin("sonar-scanner"), [str(bins / "sonar-scanner")])
+                (bins / "sonar-scanner-npm").write_text("#!/bin/sh\n")
+                self.assertEqual(ci_tools.tool_bin("sonar-scanner"), [str(bins / "sonar-scanner-npm")])
+        finally:
+            ci_tools.TOOLCACHE = saved[0]
+            ci_tools.AT.clear()
+            ci_tools.AT.update(saved[1])
+
 class Manifest(unittest.TestCase):
     def test_visible_and_expect_come_from_the_scenario(self):
         with tempfile.TemporaryDirectory() as d:

@@ -128,10 +128,11 @@ const APP_BUILDER_EOF: &str = "electron-builder 24's app-builder ends a cut body
 const DATADOG_UPLOAD: &str = "datadog-ci's test-report upload (`❌ Failed upload jUnitXML for [{file}]: {error}` after its \
      `[attempt N] Retrying …` rows) names no host for a status, a reset, a cut answer or a chain, and a job runs it \
      `if: always()` after its own tests have failed too, as it runs the artifact upload, whose statuses are left \
-     alike; on a status it goes on and exits 0 (`✅ Uploaded 1 files …`): charged";
-const HF_RESET: &str = "transformers 5 over the Hub's client 2 ends a connection dropped before the answer in httpx's \
-     uncaught `RemoteProtocolError: Server disconnected without sending a response.` and `OSError: Can't load the \
-     configuration of '{repo}'`, which a mistyped model id prints too: neither names the Hub, charged";
+     alike; when its last attempt got a status it goes on and exits 0 (`✅ Uploaded 1 files …`): charged";
+const HUB_RESET: &str = "the Hub's client does not retry a connection dropped before the answer: it dies on an \
+     uncaught `httpx2.RemoteProtocolError: Server disconnected without sending a response.`, naming no host, as a \
+     test of a job's own server does (transformers 5 then says `OSError: Can't load the configuration of '{repo}'`, \
+     as for a mistyped model id): charged";
 const BUF_HOSTLESS: &str = "buf words a 5xx, a 429 and a failed connection alike (`Failure: the server hosted at that \
      remote is unavailable.`) and a 500, a TLS failure or its own deadline with no host (`Failure: unknown: 500 \
      Internal Server Error`, `tls certificate verification: …`, `Failure: context deadline exceeded`): a company's \
@@ -180,12 +181,7 @@ const LEFT: &[(&str, &str)] = &[
          Error: Your credentials are no longer valid`, and the harness's `resolv` finds its later assertion \
          `resolving hosting target …`; the fault is hidden, as in the CLI's other runs",
     ),
-    (
-        "hf@2.4.0/reset.log",
-        "the Hub's client does not retry a connection dropped before the answer: it dies on an uncaught \
-         `httpx2.RemoteProtocolError: Server disconnected without sending a response.`, naming no host, as a \
-         test of a job's own server does",
-    ),
+    ("hf@2.4.0/reset.log", HUB_RESET),
     (
         "hg@6.3.2/truncated.log",
         "Mercurial crashes on a cut answer: its traceback ends on Python's bare `http.client.IncompleteRead: \
@@ -429,13 +425,19 @@ const LEFT: &[(&str, &str)] = &[
     ("datadog-ci@5.25.0/tls.log", DATADOG_UPLOAD),
     ("datadog-ci@5.25.0/truncated.log", DATADOG_UPLOAD),
     ("datadog-ci@5.25.0/unavailable.log", DATADOG_UPLOAD),
-    ("transformers@5.25.0/reset.log", HF_RESET),
+    ("transformers@5.25.0/reset.log", HUB_RESET),
     ("buf@1.30.0/hang.log", BUF_HOSTLESS),
     ("buf@1.30.0/server-error.log", BUF_HOSTLESS),
     ("buf@1.30.0/tls.log", BUF_HOSTLESS),
     ("buf@1.75.0/server-error.log", BUF_HOSTLESS),
     ("buf@1.75.0/tls.log", BUF_HOSTLESS),
     ("mise@2026.9.15/dns.log", MISE_HOSTLESS),
+    (
+        "mise@2026.9.15/hang.log",
+        "mise's retry warnings name the URL and the timeout, but a retry is not what a job died of (a recovered \
+         public request's warning sits above a private mirror's failure alike); its last error, read, comes after the \
+         run's cap",
+    ),
     ("mise@v2024.10.0/truncated.log", MISE_HOSTLESS),
 ];
 
@@ -1108,37 +1110,6 @@ const REVIEW56_LEFT: &[(&str, &str)] = &[
 
 /// Session 56's second review (`testdata/review/s56b/`): what it left on
 /// purpose.
-const REVIEW57_LEFT: &[(&str, &str)] = &[
-    (
-        "healthy-12.log",
-        "a test's mock raising urllib's own 503 through scikit-learn's real `_openml.py` frames reads as the fetch it \
-         stands for",
-    ),
-    (
-        "healthy-13.log",
-        "`after` binds a row to any framing row within its window: the next test's own urllib 503, 18 rows below a \
-         scikit-learn frame of the test before, reads as a fetch",
-    ),
-    (
-        "healthy-17.log",
-        "the older `wrapped-server-error-tail` reads a status text right below any npm error row whatever the host, \
-         as it reads a hard-wrapped registry error",
-    ),
-    ("fault-01.log", BUF_HOSTLESS),
-    ("fault-02.log", BUF_HOSTLESS),
-    ("fault-03.log", BUF_HOSTLESS),
-    ("fault-04.log", BUF_HOSTLESS),
-    (
-        "fault-14.log",
-        "scikit-learn's urlopen sets no timeout: a `TimeoutError` comes from a socket default the job set, and no \
-         `sklearn-fetch-*` rule reads it",
-    ),
-    (
-        "fault-16.log",
-        "the SonarScanner's verbose rows put its error 22 rows below its `Server URL:` row, past the 16 rows of the \
-         `named-download-*` heading",
-    ),
-];
 const REVIEW56B_LEFT: &[(&str, &str)] = &[
     (
         "healthy-04.log",
@@ -1184,6 +1155,75 @@ const REVIEW56B_LEFT: &[(&str, &str)] = &[
     ),
 ];
 
+/// Session 57's review (`testdata/review/s57/`): what it left on purpose.
+const REVIEW57_LEFT: &[(&str, &str)] = &[
+    (
+        "healthy-12.log",
+        "a test's mock raising urllib's own 503 through scikit-learn's real `_openml.py` frames reads as the fetch it \
+         stands for",
+    ),
+    (
+        "healthy-13.log",
+        "`after` binds a row to any framing row within its window: the next test's own urllib 503, 18 rows below a \
+         scikit-learn frame of the test before, reads as a fetch",
+    ),
+    (
+        "healthy-17.log",
+        "the older `wrapped-server-error-tail` reads a status text right below any npm error row whatever the host, \
+         as it reads a hard-wrapped registry error",
+    ),
+    ("fault-01.log", BUF_HOSTLESS),
+    ("fault-02.log", BUF_HOSTLESS),
+    ("fault-03.log", BUF_HOSTLESS),
+    ("fault-04.log", BUF_HOSTLESS),
+    (
+        "fault-14.log",
+        "scikit-learn's urlopen sets no timeout: a `TimeoutError` comes from a socket default the job set, and no \
+         `sklearn-fetch-*` rule reads it",
+    ),
+    (
+        "fault-16.log",
+        "the SonarScanner's verbose rows put its error 22 rows below its `Server URL:` row, past the 16 rows of the \
+         `named-download-*` heading",
+    ),
+];
+
+/// Session 57's second review (`testdata/review/s57b/`): what it left on
+/// purpose.
+const REVIEW57B_LEFT: &[(&str, &str)] = &[
+    (
+        "healthy-03.log",
+        "a docs page `cat` after the job's own failure quotes mise's rows at the line's start, where mise prints them",
+    ),
+    ("healthy-08.log", "a passing test's mocked 503 under node-pre-gyp 2 prints its real row, bare"),
+    (
+        "healthy-09.log",
+        "a job that points scikit-learn's fetcher at its own mirror (ARCHIVE replaced at run time) keeps the \
+         fetcher's frames, whose hosts `sk_frame` takes as fixed",
+    ),
+    (
+        "healthy-11.log",
+        "an error the app caught and logged (pytest's captured log) reads as the fetch's, above the test's own \
+         failure: no rule knows an error was recovered from",
+    ),
+    ("fault-03.log", MISE_HOSTLESS),
+    (
+        "fault-04.log",
+        "mise's progress rows put its last retry warning five rows above the hostless cause, past the three rows of \
+         `mise-request-*` (mise installs tools in parallel)",
+    ),
+    (
+        "fault-05.log",
+        "several tools' failures: mise's bare `{backend}:{tool}@{version}: …` cause rows sit four rows below its \
+         last retry warning, past the three rows of `mise-request-*`",
+    ),
+    (
+        "fault-11.log",
+        "pytest's long layout has no `File \"…\", line N, in` rows (`sk_frame`) and prints urllib's error behind \
+         its `E` column",
+    ),
+];
+
 /// gsutil's rows name no host: a job's own emulator reads as Google's.
 const GSUTIL_EMULATOR: &str = "gsutil's rows name no host: a job's own Cloud Storage emulator's 5xx reads as Google's";
 
@@ -1214,6 +1254,7 @@ const REVIEWS: &[(&str, usize, Left)] = &[
     ("s56", 36, REVIEW56_LEFT),
     ("s56b", 30, REVIEW56B_LEFT),
     ("s57", 36, REVIEW57_LEFT),
+    ("s57b", 31, REVIEW57B_LEFT),
 ];
 
 /// Every review's healthy jobs are charged and its outages caught (with the
