@@ -2713,7 +2713,10 @@ def main(argv=None) -> int:
     for item in args.at or []:
         rest += ["--at", item]
     rest += ["--dest", str(Path(args.out).resolve() if args.out else FIXTURES)]
-    cmd = ["unshare", "--net", "--mount", "--propagation", "private", "--",
+    # (a PID namespace of its own, whose processes all die with `unshare`:
+    # a run killed from outside, its parent's cap never reached, would
+    # otherwise leave a tool it started running inside the namespace)
+    cmd = ["unshare", "--net", "--mount", "--propagation", "private", "--pid", "--kill-child", "--mount-proc", "--",
            sys.executable, str(Path(__file__).resolve()), "--inner", *rest]
     return subprocess.run(cmd).returncode
 

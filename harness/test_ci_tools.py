@@ -35,6 +35,13 @@ class Guard(unittest.TestCase):
         self.assertTrue(set(firsts) <= allowed, firsts)
         self.assertIn('run("openssl"', src)
 
+    def test_every_process_of_a_run_dies_with_its_namespace(self):
+        # a PID namespace whose init is the run: killing `unshare` (a run
+        # stopped from outside) kills every tool it started, which a plain
+        # net namespace let live on
+        src = (HERE / "ci_tools.py").read_text()
+        self.assertIn('"--pid", "--kill-child", "--mount-proc"', src)
+
     def test_the_guard_is_drives_own(self):
         # the guard's refusals are tested in test_drive.py; here: this module
         # uses that very function, not a copy
