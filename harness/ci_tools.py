@@ -1866,23 +1866,29 @@ def setup_fnm(work, home, url, proxy=None):
 
 # ---- session 55's programs
 
+def py_job(tool: str, work: Path, name: str, text: str) -> list[str]:
+    """A Python job's own script, written into the job and run by the tool's
+    interpreter: the argv."""
+    _w(work / name, text)
+    return [*tool_bin(tool), name]
+
+
 def setup_selenium(work, home, url, proxy=None):
     # a browser test's `webdriver.Chrome()` on a runner without Chrome:
     # Selenium Manager (the Rust binary in Selenium's wheel) fetches Chrome
     # for Testing and its driver before the session starts
-    _w(work / "test_home.py", "from selenium import webdriver\n\n"
-       "opts = webdriver.ChromeOptions()\nopts.add_argument('--headless=new')\n"
-       "driver = webdriver.Chrome(options=opts)\ndriver.quit()\n")
-    return ([*tool_bin("selenium"), "test_home.py"],
-            {"SE_CACHE_PATH": str(home / ".cache" / "selenium"), "SE_AVOID_STATS": "true", "SE_TIMEOUT": "10"})
+    argv = py_job("selenium", work, "test_home.py", "from selenium import webdriver\n\n"
+                  "opts = webdriver.ChromeOptions()\nopts.add_argument('--headless=new')\n"
+                  "driver = webdriver.Chrome(options=opts)\ndriver.quit()\n")
+    return (argv, {"SE_CACHE_PATH": str(home / ".cache" / "selenium"), "SE_AVOID_STATS": "true", "SE_TIMEOUT": "10"})
 
 
 def setup_webdriver_manager(work, home, url, proxy=None):
     # a browser test's `ChromeDriverManager().install()` (webdriver-manager,
     # requests to Chrome for Testing's version list and downloads)
-    _w(work / "conftest.py", "from webdriver_manager.chrome import ChromeDriverManager\n\n"
-       "print(ChromeDriverManager().install())\n")
-    return ([*tool_bin("webdriver-manager"), "conftest.py"], {"WDM_LOCAL": "1"})
+    argv = py_job("webdriver-manager", work, "conftest.py", "from webdriver_manager.chrome import ChromeDriverManager\n\n"
+                  "print(ChromeDriverManager().install())\n")
+    return (argv, {"WDM_LOCAL": "1"})
 
 
 def setup_nodeenv(work, home, url, proxy=None):
@@ -2000,9 +2006,8 @@ def setup_pyright(work, home, url, proxy=None):
     # (the wheel bundles its own release: a job that pins another, as
     # PYRIGHT_PYTHON_FORCE_VERSION does, or a release before the bundling,
     # gets it from npm)
-    _w(work / "app.py", "x: int = 1\n")
-    return ([*tool_bin("pyright"), "app.py"],
-            {**npm_env(home), "PYRIGHT_PYTHON_CACHE_DIR": str(home / ".cache" / "pyright-python"),
+    argv = py_job("pyright", work, "app.py", "x: int = 1\n")
+    return (argv, {**npm_env(home), "PYRIGHT_PYTHON_CACHE_DIR": str(home / ".cache" / "pyright-python"),
              "PYRIGHT_PYTHON_FORCE_VERSION": "1.1.413"})
 
 
@@ -2016,10 +2021,9 @@ def setup_coveralls(work, home, url, proxy=None):
 
 def setup_wandb(work, home, url, proxy=None):
     # a training job's `wandb.init()` against W&B's cloud (a fake key)
-    _w(work / "train.py", "import wandb\n\nrun = wandb.init(project='ci-smoke', settings=wandb.Settings("
-       "init_timeout=30))\nrun.log({'loss': 0.5})\nrun.finish()\n")
-    return ([*tool_bin("wandb"), "train.py"],
-            {"WANDB_API_KEY": "0123456789abcdef0123456789abcdef01234567", "WANDB_DIR": str(home),
+    argv = py_job("wandb", work, "train.py", "import wandb\n\nrun = wandb.init(project='ci-smoke', settings=wandb.Settings("
+                  "init_timeout=30))\nrun.log({'loss': 0.5})\nrun.finish()\n")
+    return (argv, {"WANDB_API_KEY": "0123456789abcdef0123456789abcdef01234567", "WANDB_DIR": str(home),
              "WANDB_CONFIG_DIR": str(home / ".config" / "wandb"), "WANDB_CACHE_DIR": str(home / ".cache")})
 
 
@@ -2038,10 +2042,10 @@ def setup_meson(work, home, url, proxy=None):
 def setup_pooch(work, home, url, proxy=None):
     # a test's sample data fetched with pooch (as scipy.datasets and
     # scikit-image's data do)
-    _w(work / "fetch_data.py", "import pooch\n\npath = pooch.retrieve("
-       "'https://github.com/acme/sample-data/raw/v1.0/iris.csv', known_hash=None, "
-       "path=pooch.os_cache('acme'))\nprint(path)\n")
-    return ([*tool_bin("pooch"), "fetch_data.py"], {"XDG_CACHE_HOME": str(home / ".cache")})
+    argv = py_job("pooch", work, "fetch_data.py", "import pooch\n\npath = pooch.retrieve("
+                  "'https://github.com/acme/sample-data/raw/v1.0/iris.csv', known_hash=None, "
+                  "path=pooch.os_cache('acme'))\nprint(path)\n")
+    return (argv, {"XDG_CACHE_HOME": str(home / ".cache")})
 
 
 def setup_spacy(work, home, url, proxy=None):
@@ -2093,26 +2097,25 @@ def setup_electron_builder(work, home, url, proxy=None):
 def setup_tiktoken(work, home, url, proxy=None):
     # an LLM app's test that counts tokens: tiktoken's first `get_encoding`
     # fetches the encoding from OpenAI's blob store
-    _w(work / "count_tokens.py", "import tiktoken\n\nenc = tiktoken.get_encoding('cl100k_base')\n"
-       "print(len(enc.encode('hello world')))\n")
-    return ([*tool_bin("tiktoken"), "count_tokens.py"], {"TIKTOKEN_CACHE_DIR": str(home / ".cache" / "tiktoken")})
+    argv = py_job("tiktoken", work, "count_tokens.py", "import tiktoken\n\nenc = tiktoken.get_encoding('cl100k_base')\n"
+                  "print(len(enc.encode('hello world')))\n")
+    return (argv, {"TIKTOKEN_CACHE_DIR": str(home / ".cache" / "tiktoken")})
 
 
 def setup_transformers(work, home, url, proxy=None):
     # an ML job's `from_pretrained` of a model's config from the Hugging Face
     # Hub (no token; the hub's own retries as shipped)
-    _w(work / "load_model.py", "from transformers import AutoConfig\n\n"
-       "config = AutoConfig.from_pretrained('acme/tiny-bert')\nprint(config.model_type)\n")
-    return ([*tool_bin("transformers"), "load_model.py"],
-            {"HF_HOME": str(home / ".cache" / "huggingface"), "HF_HUB_DISABLE_TELEMETRY": "1"})
+    argv = py_job("transformers", work, "load_model.py", "from transformers import AutoConfig\n\n"
+                  "config = AutoConfig.from_pretrained('acme/tiny-bert')\nprint(config.model_type)\n")
+    return (argv, {"HF_HOME": str(home / ".cache" / "huggingface"), "HF_HUB_DISABLE_TELEMETRY": "1"})
 
 
 def setup_scikit_learn(work, home, url, proxy=None):
     # a test or docs job's `fetch_openml`: a dataset's description and its
     # file from OpenML (scikit-learn's own retries as shipped)
-    _w(work / "fetch_data.py", "from sklearn.datasets import fetch_openml\n\n"
-       "iris = fetch_openml(data_id=61, as_frame=False, parser='liac-arff')\nprint(iris.data.shape)\n")
-    return ([*tool_bin("scikit-learn"), "fetch_data.py"], {"SCIKIT_LEARN_DATA": str(home / "scikit_learn_data")})
+    argv = py_job("scikit-learn", work, "fetch_data.py", "from sklearn.datasets import fetch_openml\n\n"
+                  "iris = fetch_openml(data_id=61, as_frame=False, parser='liac-arff')\nprint(iris.data.shape)\n")
+    return (argv, {"SCIKIT_LEARN_DATA": str(home / "scikit_learn_data")})
 
 
 def setup_mise(work, home, url, proxy=None):
