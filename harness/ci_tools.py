@@ -74,8 +74,11 @@ CAP_S = 120
 # The job's token as a runner hands it to an action (a fake; the log masks it)
 TOKEN = "ghs_faultsiftHarnessFakeToken0123456789"
 # The hosts file bind-mounted over /etc/hosts inside the namespace (its
-# content changes per run; the mount is private to the namespace).
-HOSTS = Path(tempfile.gettempdir()) / f"ci-tools-hosts-{os.getpid()}"
+# content changes per run; the mount is private to the namespace). It lives
+# in the run's own temporary directory (run_inner): inside a PID namespace
+# every parallel run has the same small pid, so a name made from the pid
+# was one file that parallel runs overwrote.
+HOSTS = Path("/nonexistent")
 # One run's capture is cut to its last 32 KiB (faultsift reads the last 64).
 TAIL = 32 * 1024
 
@@ -249,12 +252,16 @@ class Registry:
         # the client reports the reset, not the status (twine's POST)
         length = re.search(r"(?im)^content-length:[ \t]*([0-9]+)", text)
         left = min(int(length.group(1)), 8 << 20) - len(data.split(b"\r\n\r\n", 1)[-1]) if length else 0
+        # (a chunked upload, maturin 1.4's ureq 2: read to its last chunk)
+        chunked = bool(re.search(r"(?im)^transfer-encoding:[ \t]*chunked", text))
+        tail, seen = data.split(b"\r\n\r\n", 1)[-1][-5:], len(data)
         try:
-            while left > 0:
-                chunk = conn.recv(min(left, 65536))
+            while left > 0 or (chunked and not tail.endswith(b"0\r\n\r\n") and seen < 8 << 20):
+                chunk = conn.recv(min(left, 65536) if left > 0 else 65536)
                 if not chunk:
                     break
                 left -= len(chunk)
+                tail, seen = (tail + chunk)[-5:], seen + len(chunk)
         except OSError:
             pass
         m = re.search(r"(?im)^host:[ \t]*([^\r\n:]+)", text)
@@ -353,7 +360,7 @@ HTTPS_ONLY = {"terraform", "terraform-plain", "aws-s3", "aws-ecr", "kubectl", "k
               "esbuild", "geckodriver", "ruby-build", "python-build",
               "pyright", "coveralls", "wandb", "meson", "pooch", "spacy", "pip-tools", "snyk", "vscode-test",
               "electron-builder", "tiktoken", "transformers", "scikit-learn", "mise", "buf", "grpc-tools",
-              "datadog-ci", "sonar-scanner"}
+              "datadog-ci", "sonar-scanner", "next", "chromatic", "percy", "safety", "maturin", "az", "kaggle"}
 
 
 # Where each tool of HTTPS_ONLY reads the CA it trusts: OpenSSL, Node, git,
@@ -433,7 +440,15 @@ OTHER_NAMES = {"files.pythonhosted.org", "static.crates.io", "index.rubygems.org
                "static.snyk.io", "api.snyk.io", "vscode.download.prss.microsoft.com", "api.wandb.ai",
                # (session 57's: OpenML's API name in scikit-learn 1.3 and
                # earlier; SonarCloud's API and its scanners' downloads)
-               "api.openml.org", "api.sonarcloud.io", "scanner.sonarcloud.io"}
+               "api.openml.org", "api.sonarcloud.io", "scanner.sonarcloud.io",
+               # (session 58's: Google Fonts' files behind its CSS, Kaggle's
+               # API name since 1.7, Safety's older database host and its
+               # platform's names, Chromatic's index and the Sentry project
+               # its CLI reports its own errors to: left unresolved, that
+               # report's rejection is the run's last row)
+               "fonts.gstatic.com", "api.kaggle.com", "pyup.io", "platform.safetycli.com",
+               "service.platformv2.safetycli.com", "auth.safetycli.com", "pkgs.safetycli.com",
+               "index.chromatic.com", "o4504181686599680.ingest.us.sentry.io"}
 
 
 def proxy_env(tool: str, scenario: str) -> dict:
@@ -514,7 +529,14 @@ PINNED = {"yarn4": "4.18.1", "bun": "1.4.5", "uv": "0.13.9", "poetry": "2.2.1",
           # dependencies, a gRPC package's prebuilt binary, CI telemetry and
           # code-quality uploads)
           "tiktoken": "0.14.0", "transformers": "5.25.0", "scikit-learn": "1.9.1", "mise": "2026.9.15",
-          "buf": "1.75.0", "grpc-tools": "1.13.1", "datadog-ci": "5.25.0", "sonar-scanner": "5.0.1"}
+          "buf": "1.75.0", "grpc-tools": "1.13.1", "datadog-ci": "5.25.0", "sonar-scanner": "5.0.1",
+          # (session 58's: a web build's Google Fonts, visual-test uploads
+          # (chromatic 18.14.5 stops before any request: `fi.union is not a
+          # function`),
+          # a dependency audit, a wheel's upload, a cloud login, a dataset
+          # download)
+          "next": "16.5.0", "chromatic": "18.14.3", "percy": "1.32.12", "safety": "3.8.1", "maturin": "1.16.0",
+          "az": "2.91.0", "kaggle": "2.2.5"}
 NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "pnpm"),
             "yarn4": ("@yarnpkg/cli-dist", "yarn"), "bun": ("bun", "bun"),
             "playwright": ("playwright", "playwright"), "cypress": ("cypress", "cypress"),
@@ -533,7 +555,8 @@ NODE_PKG = {"npm": ("npm", "npm"), "yarn": ("yarn", "yarn"), "pnpm": ("pnpm", "p
             "electron-builder": ("electron-builder", "electron-builder"),
             "mise": ("@jdxcode/mise", "mise"), "buf": ("@bufbuild/buf", "buf"),
             "grpc-tools": ("grpc-tools", "grpc_tools_node_protoc"), "datadog-ci": ("@datadog/datadog-ci", "datadog-ci"),
-            "sonar-scanner": ("sonarqube-scanner", "sonar-scanner-npm")}
+            "sonar-scanner": ("sonarqube-scanner", "sonar-scanner-npm"),
+            "next": ("next", "next"), "chromatic": ("chromatic", "chromatic"), "percy": ("@percy/cli", "percy")}
 # (an older release's command, where a package renamed it)
 BIN_BEFORE = {"sonar-scanner": "sonar-scanner"}
 # The Node of the agent CLIs' harness (drive.py installs it), for the tools
@@ -556,7 +579,8 @@ PY_PKG = {"pip": "pip", "uv": "uv", "poetry": "poetry", "pre-commit": "pre-commi
           "sphinx": "sphinx", "gsutil": "gsutil", "tox": "tox", "dvc": "dvc", "semgrep": "semgrep",
           "zig": "ziglang", "pyright": "pyright", "coveralls": "coveralls", "wandb": "wandb", "meson": "meson",
           "pooch": "pooch", "spacy": "spacy", "pip-tools": "pip-tools", "tiktoken": "tiktoken",
-          "transformers": "transformers", "scikit-learn": "scikit-learn"}
+          "transformers": "transformers", "scikit-learn": "scikit-learn", "safety": "safety", "maturin": "maturin",
+          "az": "azure-cli", "kaggle": "kaggle"}
 # rustup's own home: the machine's, when a run's HOME is its own (cargo
 # and cargo-deny's `cargo metadata` start through rustup's proxies)
 RUSTUP_HOME = os.environ.get("RUSTUP_HOME", str(Path.home() / ".rustup"))
@@ -571,7 +595,8 @@ PY_BIN = {"codecov": "codecovcli", "platformio": "pio", "nltk": "python", "selen
 # had it: PDM 2.29 calls hishel 1's storage, which hishel 2 removed)
 # (and meson's `setup` runs ninja; spaCy 3.7 imports click, which the
 # typer-slim that its newest weasel takes no longer brings)
-PY_WITH = {"pdm": ["hishel<2"], "meson": ["ninja"], "spacy": ["click"]}
+# (and kaggle 2.2 imports six without requiring it)
+PY_WITH = {"pdm": ["hishel<2"], "meson": ["ninja"], "spacy": ["click"], "kaggle": ["six"]}
 
 
 def release(tool: str) -> str | None:
@@ -914,6 +939,9 @@ RUNNER_SERVICES = {name for name, spec in ACTIONS.items() if spec.get("dir", nam
 # a job that fails later fails of its own; with fail-on-cache-miss the
 # step fails instead
 GOES_ON = {name for name in RUNNER_SERVICES if ("fail-on-cache-miss", "true") not in ACTIONS[name]["with"]}
+# (and Percy's CLI, which logs that it could not create a build and exits 0:
+# a job that fails later did not fail on Percy)
+GOES_ON |= {"percy"}
 # The names GitHub's actions reach, beside the registry of TOOLS
 ACTION_NAMES = {"api.github.com", "github.com", "raw.githubusercontent.com", "objects.githubusercontent.com",
                 "nodejs.org", "results-receiver.actions.githubusercontent.com",
@@ -2162,6 +2190,92 @@ def setup_sonar_scanner(work, home, url, proxy=None):
              "SONAR_USER_HOME": str(home / ".sonar")})
 
 
+def setup_next(work, home, url, proxy=None):
+    # a web app's `next build` whose layout uses `next/font/google`: the
+    # font's CSS from Google Fonts, then its files, at build time; the
+    # project's node_modules is the installed package's (React comes as its
+    # peer)
+    _w(work / "package.json", json.dumps({"name": "acme-web", "private": True,
+                                          "scripts": {"build": "next build"}}) + "\n")
+    _w(work / "app" / "layout.js", "import { Inter } from 'next/font/google';\n\n"
+       "const inter = Inter({ subsets: ['latin'] });\n\n"
+       "export default function RootLayout({ children }) {\n"
+       "  return <html lang=\"en\"><body className={inter.className}>{children}</body></html>;\n}\n")
+    _w(work / "app" / "page.js", "export default function Page() {\n  return <h1>Acme</h1>;\n}\n")
+    # (hard links, not a symlink: Turbopack compiles no file whose real path
+    # is outside the project)
+    shutil.copytree(TOOLCACHE / f"next@{release('next')}" / "node_modules", work / "node_modules", symlinks=True,
+                    copy_function=os.link)
+    return ([*tool_bin("next"), "build"], {"PATH": NODE24_PATH, "NEXT_TELEMETRY_DISABLED": "1"})
+
+
+def git_job(work: Path) -> None:
+    """A job's checkout: one commit on main, as the uploaders below read it."""
+    for argv in (["init", "-q", "-b", "main"], ["add", "-A"],
+                 ["-c", "user.name=ci", "-c", "user.email=ci@acme.example", "commit", "-qm", "app"]):
+        subprocess.run(["git", *argv], cwd=work, check=True)
+
+
+def setup_chromatic(work, home, url, proxy=None):
+    # a visual-test job's `chromatic` publish of a Storybook already built
+    # (a fake project token), on Node 24 (NODE24: its CLI asks for 22)
+    _w(work / "package.json", json.dumps({"name": "acme-ui", "version": "1.0.0", "private": True}) + "\n")
+    for page in ("index.html", "iframe.html"):
+        _w(work / "storybook-static" / page, "<!doctype html><title>Storybook</title>\n")
+    git_job(work)
+    return ([*tool_bin("chromatic"), "--project-token=chpt_0123456789abcdef", "--storybook-build-dir=storybook-static",
+             "--exit-zero-on-changes"], {"PATH": NODE24_PATH, "CI": "true"})
+
+
+def setup_percy(work, home, url, proxy=None):
+    # a visual-test job's `percy upload` of its screenshots (a fake token)
+    png = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                        "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
+    (work / "screenshots").mkdir(parents=True, exist_ok=True)
+    (work / "screenshots" / "home.png").write_bytes(png)
+    git_job(work)
+    return ([*tool_bin("percy"), "upload", "screenshots"],
+            {"PERCY_TOKEN": "web_0123456789abcdef0123456789abcdef", "CI": "true"})
+
+
+def setup_safety(work, home, url, proxy=None):
+    # a security job's `safety check` of its requirements: the vulnerability
+    # database from Safety's servers
+    _w(work / "requirements.txt", "requests==2.19.0\n")
+    return ([*tool_bin("safety"), "check", "-r", "requirements.txt"], {})
+
+
+def setup_maturin(work, home, url, proxy=None):
+    # a release job's `maturin upload` of a wheel it built (a fake token)
+    info = "acme_app-1.0.0.dist-info"
+    files = {f"acme_app/__init__.py": "",
+             f"{info}/METADATA": "Metadata-Version: 2.1\nName: acme-app\nVersion: 1.0.0\n",
+             f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: maturin\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+             f"{info}/RECORD": ""}
+    (work / "dist").mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(work / "dist" / "acme_app-1.0.0-py3-none-any.whl", "w") as whl:
+        for name, text in files.items():
+            whl.writestr(name, text)
+    return ([*tool_bin("maturin"), "upload", "--non-interactive", "dist/acme_app-1.0.0-py3-none-any.whl"],
+            {"MATURIN_PYPI_TOKEN": "pypi-faultsiftHarnessFakeToken"})
+
+
+def setup_az(work, home, url, proxy=None):
+    # a deploy job's `az login` as a service principal (fake credentials):
+    # Microsoft Entra's token endpoint
+    return ([*tool_bin("az"), "login", "--service-principal", "--username", "00000000-0000-0000-0000-000000000001",
+             "--password", "faultsift-harness-fake-secret", "--tenant", "00000000-0000-0000-0000-000000000002"],
+            {"AZURE_CONFIG_DIR": str(home / ".azure"), "AZURE_CORE_COLLECT_TELEMETRY": "false",
+             "AZURE_CORE_NO_COLOR": "true"})
+
+
+def setup_kaggle(work, home, url, proxy=None):
+    # a data job's `kaggle datasets download` (fake credentials)
+    return ([*tool_bin("kaggle"), "datasets", "download", "-d", "acme/sales", "-p", "data"],
+            {"KAGGLE_USERNAME": "acme", "KAGGLE_KEY": "0123456789abcdef0123456789abcdef",
+             "KAGGLE_CONFIG_DIR": str(home / ".kaggle")})
+
+
 # A project with a lockfile that pins one package, as an audit step finds it
 # (an audit sends names and versions; the integrity is a placeholder it
 # does not check)
@@ -2399,6 +2513,15 @@ TOOLS = {
     "grpc-tools": (setup_grpc_tools, ["--version"], "node-precompiled-binaries.grpc.io"),
     "datadog-ci": (setup_datadog_ci, ["--version"], "cireport-intake.datadoghq.com"),
     "sonar-scanner": (setup_sonar_scanner, ["--version"], "sonarcloud.io"),
+    # session 58's: a web build's Google Fonts, visual-test uploads, a
+    # dependency audit, a wheel's upload, a cloud login, a dataset download
+    "next": (setup_next, ["--version"], "fonts.googleapis.com"),
+    "chromatic": (setup_chromatic, ["--version"], "chromatic.com"),
+    "percy": (setup_percy, ["--version"], "percy.io"),
+    "safety": (setup_safety, ["--version"], "data.safetycli.com"),
+    "maturin": (setup_maturin, ["--version"], "upload.pypi.org"),
+    "az": (setup_az, ["--version"], "login.microsoftonline.com"),
+    "kaggle": (setup_kaggle, ["--version"], "www.kaggle.com"),
     # the wrappers of a project's own (WRAPPERS), on a runner without the tool
     "gradle-wrapper": (setup_gradle_wrapper, [], "services.gradle.org"),
     "mvnw": (setup_mvnw, [], "repo.maven.apache.org"),
@@ -2560,6 +2683,8 @@ def run_inner(args) -> int:
     assert_loopback_only()
     dest = Path(args.dest) if args.dest else FIXTURES
     root = Path(tempfile.mkdtemp(prefix="ci-run-"))
+    global HOSTS
+    HOSTS = root / "hosts"
     HOSTS.write_text(hosts_file("dns"))
     subprocess.run(["mount", "--bind", str(HOSTS), "/etc/hosts"], check=True)
     certdir = root / "cert"
@@ -2587,8 +2712,8 @@ def run_inner(args) -> int:
             print(f"{tool}@{version} {scenario}: exit {r['exit']} in {r['seconds']}s "
                   f"({meta[scenario]['requests']})", flush=True)
         meta_path.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+    subprocess.run(["umount", "/etc/hosts"], check=False)
     shutil.rmtree(root, ignore_errors=True)
-    HOSTS.unlink(missing_ok=True)
     return 0
 
 

@@ -28,9 +28,10 @@ class Guard(unittest.TestCase):
         # unmounting of what a killed daemon left), faultsift,
         # and the install (npm, a venv and its pip, cargo install), which runs outside the
         # namespace as drive.py's does and starts no tool; keytool writes a
-        # JVM tool's trust store from the run's CA (java_trust), offline
+        # JVM tool's trust store from the run's CA (java_trust), offline; git
+        # commits a job's checkout (git_job), offline
         firsts = re.findall(r"subprocess\.run\(\s*\[\s*([^,\]]+)", src)
-        allowed = {'"mount"', '"umount"', '"ip"', '"npm"', '"cargo"', '"keytool"', "str(binary)", "sys.executable",
+        allowed = {'"mount"', '"umount"', '"ip"', '"npm"', '"cargo"', '"keytool"', '"git"', "str(binary)", "sys.executable",
                    'str(d / "bin" / "python")'}
         self.assertTrue(set(firsts) <= allowed, firsts)
         self.assertIn('run("openssl"', src)
@@ -42,6 +43,15 @@ class Guard(unittest.TestCase):
         src = (HERE / "ci_tools.py").read_text()
         self.assertIn('"--pid", "--kill-child", "--mount-proc"', src)
 
+    def test_parallel_runs_do_not_share_a_hosts_file(self):
+        # inside a PID namespace every run's pid is the same small number: a
+        # hosts file named from the pid was one file that parallel runs
+        # overwrote (a `refused` run then read another run's names). Each
+        # run's file is in its own temporary directory.
+        src = (HERE / "ci_tools.py").read_text()
+        self.assertNotIn("getpid", src)
+        self.assertIn('HOSTS = root / "hosts"', src)
+
     def test_the_guard_is_drives_own(self):
         # the guard's refusals are tested in test_drive.py; here: this module
         # uses that very function, not a copy
@@ -50,6 +60,11 @@ class Guard(unittest.TestCase):
 
 
 class Hosts(unittest.TestCase):
+    def test_a_percy_run_expects_charge(self):
+        # Percy's CLI logs that it could not create a build and exits 0:
+        # whatever failed the job, it was not Percy
+        self.assertIn("percy", ci_tools.GOES_ON)
+
     def test_registries_resolve_to_the_fake_one_but_in_dns_and_refused(self):
         names = {spec[2] for spec in ci_tools.TOOLS.values()}
         ok = ci_tools.hosts_file("unavailable")
