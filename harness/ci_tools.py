@@ -73,6 +73,44 @@ PROXY = f"http://{PROXY_HOST}:{PROXY_PORT}"
 CAP_S = 120
 # The job's token as a runner hands it to an action (a fake; the log masks it)
 TOKEN = "ghs_faultsiftHarnessFakeToken0123456789"
+# The most of a request's body the fake registry reads before it answers
+BODY_CAP = 8 << 20
+
+
+def drain_chunked(conn, buf: bytes) -> None:
+    """Read a chunked body to its end: each chunk by its size line, then the
+    last chunk's trailers up to their empty line (`buf` holds what came after
+    the head). A data byte that looks like the end is only data."""
+    got = len(buf)
+
+    def fill(n: int) -> bytes:
+        nonlocal buf, got
+        while len(buf) < n:
+            if got >= BODY_CAP:
+                raise EOFError
+            chunk = conn.recv(65536)
+            if not chunk:
+                raise EOFError
+            buf, got = buf + chunk, got + len(chunk)
+        return buf
+
+    def line() -> bytes:
+        nonlocal buf
+        while b"\r\n" not in buf:
+            fill(len(buf) + 1)
+        row, buf = buf.split(b"\r\n", 1)
+        return row
+
+    while True:
+        size = int(line().split(b";")[0].strip() or b"0", 16)
+        if size == 0:
+            while line():
+                pass
+            return
+        fill(size + 2)
+        buf = buf[size + 2:]
+
+
 # The hosts file bind-mounted over /etc/hosts inside the namespace (its
 # content changes per run; the mount is private to the namespace). It lives
 # in the run's own temporary directory (run_inner): inside a PID namespace
@@ -249,20 +287,22 @@ class Registry:
         text = data.decode("latin-1", "replace")
         # the request's body, read and dropped before the answer, as a server
         # does: answering over an unread upload resets the connection, and
-        # the client reports the reset, not the status (twine's POST)
-        length = re.search(r"(?im)^content-length:[ \t]*([0-9]+)", text)
-        left = min(int(length.group(1)), 8 << 20) - len(data.split(b"\r\n\r\n", 1)[-1]) if length else 0
-        # (a chunked upload, maturin 1.4's ureq 2: read to its last chunk)
-        chunked = bool(re.search(r"(?im)^transfer-encoding:[ \t]*chunked", text))
-        tail, seen = data.split(b"\r\n\r\n", 1)[-1][-5:], len(data)
+        # the client reports the reset, not the status (twine's POST; a
+        # chunked one, maturin 1.4's ureq 2). The headers are read from the
+        # head only: a multipart body's own part headers are not the request's.
+        head_text, _, after = text.partition("\r\n\r\n")
+        body = data.split(b"\r\n\r\n", 1)[-1] if after or data.endswith(b"\r\n\r\n") else b""
+        length = re.search(r"(?im)^content-length:[ \t]*([0-9]+)", head_text)
+        left = min(int(length.group(1)), BODY_CAP) - len(body) if length else 0
         try:
-            while left > 0 or (chunked and not tail.endswith(b"0\r\n\r\n") and seen < 8 << 20):
-                chunk = conn.recv(min(left, 65536) if left > 0 else 65536)
+            if re.search(r"(?im)^transfer-encoding:[ \t]*chunked", head_text):
+                drain_chunked(conn, body)
+            while left > 0:
+                chunk = conn.recv(min(left, 65536))
                 if not chunk:
                     break
                 left -= len(chunk)
-                tail, seen = (tail + chunk)[-5:], seen + len(chunk)
-        except OSError:
+        except (OSError, EOFError, ValueError):
             pass
         m = re.search(r"(?im)^host:[ \t]*([^\r\n:]+)", text)
         return text.split("\r\n", 1)[0], (m.group(1) if m else None)
@@ -2205,26 +2245,38 @@ def setup_next(work, home, url, proxy=None):
     # (hard links, not a symlink: Turbopack compiles no file whose real path
     # is outside the project)
     shutil.copytree(TOOLCACHE / f"next@{release('next')}" / "node_modules", work / "node_modules", symlinks=True,
-                    copy_function=os.link)
+                    copy_function=link_or_copy)
     return ([*tool_bin("next"), "build"], {"PATH": NODE24_PATH, "NEXT_TELEMETRY_DISABLED": "1"})
+
+
+def link_or_copy(src: str, dst: str) -> None:
+    """A hard link of a cached file, or a copy where the cache is on another
+    filesystem (shutil.copytree's copy_function)."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
 
 
 def git_job(work: Path) -> None:
     """A job's checkout: one commit on main, as the uploaders below read it."""
+    # (the harness user's own config, hooks or signing, stays out)
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
     for argv in (["init", "-q", "-b", "main"], ["add", "-A"],
-                 ["-c", "user.name=ci", "-c", "user.email=ci@acme.example", "commit", "-qm", "app"]):
-        subprocess.run(["git", *argv], cwd=work, check=True)
+                 ["-c", "user.name=ci", "-c", "user.email=ci@acme.test", "commit", "-qm", "app"]):
+        subprocess.run(["git", *argv], cwd=work, check=True, env=env)
 
 
 def setup_chromatic(work, home, url, proxy=None):
     # a visual-test job's `chromatic` publish of a Storybook already built
-    # (a fake project token), on Node 24 (NODE24: its CLI asks for 22)
+    # (a fake project token), on Node 24 (NODE24: its package's engines
+    # field asks for Node 22 or later)
     _w(work / "package.json", json.dumps({"name": "acme-ui", "version": "1.0.0", "private": True}) + "\n")
     for page in ("index.html", "iframe.html"):
         _w(work / "storybook-static" / page, "<!doctype html><title>Storybook</title>\n")
     git_job(work)
     return ([*tool_bin("chromatic"), "--project-token=chpt_0123456789abcdef", "--storybook-build-dir=storybook-static",
-             "--exit-zero-on-changes"], {"PATH": NODE24_PATH, "CI": "true"})
+             "--exit-zero-on-changes"], {"PATH": NODE24_PATH})
 
 
 def setup_percy(work, home, url, proxy=None):
@@ -2235,7 +2287,7 @@ def setup_percy(work, home, url, proxy=None):
     (work / "screenshots" / "home.png").write_bytes(png)
     git_job(work)
     return ([*tool_bin("percy"), "upload", "screenshots"],
-            {"PERCY_TOKEN": "web_0123456789abcdef0123456789abcdef", "CI": "true"})
+            {"PERCY_TOKEN": "web_0123456789abcdef0123456789abcdef"})
 
 
 def setup_safety(work, home, url, proxy=None):
@@ -2247,15 +2299,7 @@ def setup_safety(work, home, url, proxy=None):
 
 def setup_maturin(work, home, url, proxy=None):
     # a release job's `maturin upload` of a wheel it built (a fake token)
-    info = "acme_app-1.0.0.dist-info"
-    files = {f"acme_app/__init__.py": "",
-             f"{info}/METADATA": "Metadata-Version: 2.1\nName: acme-app\nVersion: 1.0.0\n",
-             f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: maturin\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-             f"{info}/RECORD": ""}
-    (work / "dist").mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(work / "dist" / "acme_app-1.0.0-py3-none-any.whl", "w") as whl:
-        for name, text in files.items():
-            whl.writestr(name, text)
+    wheel(work / "dist", "acme-app", "1.0.0")
     return ([*tool_bin("maturin"), "upload", "--non-interactive", "dist/acme_app-1.0.0-py3-none-any.whl"],
             {"MATURIN_PYPI_TOKEN": "pypi-faultsiftHarnessFakeToken"})
 

@@ -60,10 +60,43 @@ class Guard(unittest.TestCase):
 
 
 class Hosts(unittest.TestCase):
-    def test_a_percy_run_expects_charge(self):
+    def test_a_percy_run_expects_charge_in_the_manifest(self):
         # Percy's CLI logs that it could not create a build and exits 0:
-        # whatever failed the job, it was not Percy
-        self.assertIn("percy", ci_tools.GOES_ON)
+        # whatever failed the job, it was not Percy (GOES_ON)
+        with tempfile.TemporaryDirectory() as d:
+            for tool in ("percy@1.32.12", "next@16.5.0"):
+                (Path(d) / tool).mkdir()
+                (Path(d) / tool / "unavailable.log").write_text("503 Service Unavailable\n")
+            rows = ci_tools.write_manifest(Path(d)).read_text().splitlines()[1:]
+            expect = {row.split("\t")[1]: row.split("\t")[4] for row in rows}
+        self.assertEqual(expect, {"percy": "charge", "next": "fault"})
+
+
+class ChunkedBody(unittest.TestCase):
+    class Conn:
+        """A connection whose recv hands out the given pieces, then nothing."""
+        def __init__(self, pieces):
+            self.pieces = list(pieces)
+
+        def recv(self, n):
+            return self.pieces.pop(0) if self.pieces else b""
+
+    def test_a_chunk_ending_like_the_last_one_is_only_data(self):
+        # `1.0.0\r\n` inside a multipart value, the recv boundary right after
+        # the chunk's own CRLF: the body's end is the size-0 chunk, not bytes
+        # that look like it
+        conn = self.Conn([b"7\r\n1.0.0\r\n", b"\r\n", b"5\r\nhello\r\n", b"0\r\n\r\n", b"NEXT"])
+        ci_tools.drain_chunked(conn, b"")
+        self.assertEqual(conn.pieces, [b"NEXT"])
+
+    def test_trailers_end_at_their_empty_line(self):
+        conn = self.Conn([b"3\r\nabc\r\n0\r\nX-Sum: 1\r\n", b"\r\n", b"NEXT"])
+        ci_tools.drain_chunked(conn, b"")
+        self.assertEqual(conn.pieces, [b"NEXT"])
+
+    def test_a_connection_closed_mid_body_ends_the_read(self):
+        with self.assertRaises(EOFError):
+            ci_tools.drain_chunked(self.Conn([b"a\r\nabc"]), b"")
 
     def test_registries_resolve_to_the_fake_one_but_in_dns_and_refused(self):
         names = {spec[2] for spec in ci_tools.TOOLS.values()}
