@@ -111,12 +111,6 @@ def drain_chunked(conn, buf: bytes) -> None:
         buf = buf[size + 2:]
 
 
-# The hosts file bind-mounted over /etc/hosts inside the namespace (its
-# content changes per run; the mount is private to the namespace). It lives
-# in the run's own temporary directory (run_inner): inside a PID namespace
-# every parallel run has the same small pid, so a name made from the pid
-# was one file that parallel runs overwrote.
-HOSTS = Path("/nonexistent")
 # One run's capture is cut to its last 32 KiB (faultsift reads the last 64).
 TAIL = 32 * 1024
 
@@ -284,14 +278,13 @@ class Registry:
             if not chunk:
                 break
             data += chunk
-        text = data.decode("latin-1", "replace")
         # the request's body, read and dropped before the answer, as a server
         # does: answering over an unread upload resets the connection, and
         # the client reports the reset, not the status (twine's POST; a
         # chunked one, maturin 1.4's ureq 2). The headers are read from the
         # head only: a multipart body's own part headers are not the request's.
-        head_text, _, after = text.partition("\r\n\r\n")
-        body = data.split(b"\r\n\r\n", 1)[-1] if after or data.endswith(b"\r\n\r\n") else b""
+        head, _, body = data.partition(b"\r\n\r\n")
+        head_text = head.decode("latin-1", "replace")
         length = re.search(r"(?im)^content-length:[ \t]*([0-9]+)", head_text)
         left = min(int(length.group(1)), BODY_CAP) - len(body) if length else 0
         try:
@@ -304,8 +297,8 @@ class Registry:
                 left -= len(chunk)
         except (OSError, EOFError, ValueError):
             pass
-        m = re.search(r"(?im)^host:[ \t]*([^\r\n:]+)", text)
-        return text.split("\r\n", 1)[0], (m.group(1) if m else None)
+        m = re.search(r"(?im)^host:[ \t]*([^\r\n:]+)", head_text)
+        return head_text.split("\r\n", 1)[0], (m.group(1) if m else None)
 
     def serve(self, conn):
         try:
@@ -2652,7 +2645,7 @@ def unmount_under(root: Path) -> None:
         subprocess.run(["umount", "-l", point], capture_output=True)
 
 
-def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
+def run_one(tool: str, scenario: str, root: Path, certdir: Path, hosts: Path) -> dict:
     work = root / "work"
     home = root / "home"
     unmount_under(root)
@@ -2660,7 +2653,7 @@ def run_one(tool: str, scenario: str, root: Path, certdir: Path) -> dict:
         shutil.rmtree(d, ignore_errors=True)
         d.mkdir(parents=True)
     url = base_url(tool, scenario)
-    HOSTS.write_text(hosts_file(scenario))
+    hosts.write_text(hosts_file(scenario))
     # (Maven and yarn 4 take the proxy from their own files; the others from
     # the environment, proxy_env)
     argv, extra = TOOLS[tool][0](work, home, url, PROXY if scenario == "proxy-down" else None)
@@ -2727,10 +2720,14 @@ def run_inner(args) -> int:
     assert_loopback_only()
     dest = Path(args.dest) if args.dest else FIXTURES
     root = Path(tempfile.mkdtemp(prefix="ci-run-"))
-    global HOSTS
-    HOSTS = root / "hosts"
-    HOSTS.write_text(hosts_file("dns"))
-    subprocess.run(["mount", "--bind", str(HOSTS), "/etc/hosts"], check=True)
+    # The hosts file bind-mounted over /etc/hosts (its content changes per
+    # scenario; the mount is private to the namespace), in the run's own
+    # temporary directory: inside a PID namespace every parallel run has the
+    # same small pid, so a name made from the pid was one file that parallel
+    # runs overwrote.
+    hosts = root / "hosts"
+    hosts.write_text(hosts_file("dns"))
+    subprocess.run(["mount", "--bind", str(hosts), "/etc/hosts"], check=True)
     certdir = root / "cert"
     certdir.mkdir()
     make_cert(certdir)
@@ -2746,7 +2743,7 @@ def run_inner(args) -> int:
         for scenario in args.scenario or SCENARIOS:
             if scenario in NPM_ONLY and tool not in NPM_CLIENTS:
                 continue
-            r = run_one(tool, scenario, root / "run", certdir)
+            r = run_one(tool, scenario, root / "run", certdir, hosts)
             data = scrub(r["output"], root / "run")
             data = tail_at_line(data, TAIL)
             (out / f"{scenario}.log").write_bytes(data)

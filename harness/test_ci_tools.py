@@ -50,7 +50,7 @@ class Guard(unittest.TestCase):
         # run's file is in its own temporary directory.
         src = (HERE / "ci_tools.py").read_text()
         self.assertNotIn("getpid", src)
-        self.assertIn('HOSTS = root / "hosts"', src)
+        self.assertIn('hosts = root / "hosts"', src)
 
     def test_the_guard_is_drives_own(self):
         # the guard's refusals are tested in test_drive.py; here: this module
