@@ -235,6 +235,20 @@ FAULT_RE["stream-overloaded"] = FAULT_RE["overloaded"] + r"|stream ended without
 FAULT_RE["proxy-down"] = FAULT_RE["refused"] + r"|proxy|tunnel|ENOTFOUND|EAI_AGAIN|getaddrinfo|dns error|name resolution"
 FAULT_RE["proxy-tunnel"] = FAULT_RE["proxy-down"] + r"|\b503\b|service unavailable|could not be retrieved"
 FAULT_RE["proxy-tunnel-auth"] = FAULT_RE["proxy-down"] + r"|\b407\b|proxy auth|cache access denied"
+# the provider routes' own wording (Bedrock's exception messages, Vertex AI's
+# refusals), which the status words above may not reach in a client's text
+for _sc, _extra in {
+    "overloaded": r"unable to process your request",
+    "unavailable": r"unable to process your request",
+    "server-error": r"unexpected error during processing",
+    "auth": r"security token included in the request is invalid|invalid authentication credentials",
+    "forbidden": r"don't have access to the model|permission '[^']+' denied",
+    "not-found": r"model identifier is invalid",
+    "payment": r"INVALID_PAYMENT_INSTRUMENT",
+}.items():
+    FAULT_RE[_sc] += "|" + _extra
+FAULT_RE["stream-overloaded"] += "|unable to process your request"
+FAULT_RE["flaky"] = FAULT_RE["overloaded"]
 HEALTHY_RE = r"All 3 tests pass"
 
 
@@ -472,22 +486,22 @@ def setup_qwen(home: Path, work: Path, base: str) -> dict:
     }
 
 
-def setup_opencode(home: Path, work: Path, base: str) -> dict:
-    cfg = {
-        "$schema": "https://opencode.ai/config.json",
-        "autoupdate": False,
-        "share": "disabled",
-        "model": "fake/fake-model-1",
-        "provider": {
-            "fake": {
-                "npm": "@ai-sdk/openai-compatible",
-                "name": "Fake provider",
-                "options": {"baseURL": base + "/v1", "apiKey": "sk-fake-opencode-key-0000"},
-                "models": {"fake-model-1": {"name": "Fake Model 1"}},
-            }
-        },
-    }
+def _opencode_config(home: Path, model: str, provider: dict) -> None:
+    """opencode's config file: no updates or sharing, `model`, the `provider` table."""
+    cfg = {"$schema": "https://opencode.ai/config.json", "autoupdate": False, "share": "disabled",
+           "model": model, "provider": provider}
     _write(home / ".config" / "opencode" / "opencode.json", json.dumps(cfg, indent=1))
+
+
+def setup_opencode(home: Path, work: Path, base: str) -> dict:
+    _opencode_config(home, "fake/fake-model-1", {
+        "fake": {
+            "npm": "@ai-sdk/openai-compatible",
+            "name": "Fake provider",
+            "options": {"baseURL": base + "/v1", "apiKey": "sk-fake-opencode-key-0000"},
+            "models": {"fake-model-1": {"name": "Fake Model 1"}},
+        }
+    })
     return {"OPENCODE_DISABLE_AUTOUPDATE": "true", "OPENCODE_DISABLE_MODELS_FETCH": "true",
             "OPENCODE_DISABLE_SHARE": "true"}
 
@@ -550,6 +564,134 @@ def setup_goose(home: Path, work: Path, base: str) -> dict:
         "GOOSE_MODE": "auto",
         "GOOSE_CLI_THEME": "dark",
     }
+
+
+# ---------------------------------------------------------------------------
+# provider routes: the same CLI reaching its model another way (a cloud that
+# carries Anthropic's API, or the CLI's Anthropic or Google provider in place
+# of an OpenAI-compatible one). Each SDK words the same failure its own way.
+
+ANTHROPIC_MODEL = "claude-sonnet-4-5"
+
+
+def setup_claude_bedrock(home: Path, work: Path, base: str) -> dict:
+    # CLAUDE_CODE_SKIP_BEDROCK_AUTH: no AWS credentials, no request signing
+    env = {k: v for k, v in setup_claude(home, work, base).items() if not k.startswith("ANTHROPIC_")}
+    return env | {"CLAUDE_CODE_USE_BEDROCK": "1", "ANTHROPIC_BEDROCK_BASE_URL": base,
+                  "CLAUDE_CODE_SKIP_BEDROCK_AUTH": "1", "AWS_REGION": "us-east-1"}
+
+
+def setup_claude_vertex(home: Path, work: Path, base: str) -> dict:
+    # the SDK appends projects/…/locations/…/publishers/anthropic/models/M:streamRawPredict
+    env = {k: v for k, v in setup_claude(home, work, base).items() if not k.startswith("ANTHROPIC_")}
+    return env | {"CLAUDE_CODE_USE_VERTEX": "1", "ANTHROPIC_VERTEX_BASE_URL": base + "/v1",
+                  "CLAUDE_CODE_SKIP_VERTEX_AUTH": "1", "ANTHROPIC_VERTEX_PROJECT_ID": "fake-project",
+                  "CLOUD_ML_REGION": "us-east5"}
+
+
+def setup_gemini_vertex(home: Path, work: Path, base: str) -> dict:
+    # Vertex AI's express mode: an API key, no project; @google/genai takes
+    # the endpoint from GOOGLE_VERTEX_BASE_URL
+    env = setup_gemini(home, work, base)
+    settings = json.loads((home / ".gemini" / "settings.json").read_text())
+    settings["security"]["auth"]["selectedType"] = "vertex-ai"
+    _write(home / ".gemini" / "settings.json", json.dumps(settings, indent=1))
+    del env["GOOGLE_GEMINI_BASE_URL"], env["GEMINI_API_KEY"]
+    return env | {"GOOGLE_GENAI_USE_VERTEXAI": "true", "GOOGLE_VERTEX_BASE_URL": base,
+                  "GOOGLE_API_KEY": "fake-vertex-key-0000"}
+
+
+def setup_opencode_anthropic(home: Path, work: Path, base: str) -> dict:
+    # opencode's own Anthropic provider (@ai-sdk/anthropic), its endpoint moved
+    env = setup_opencode(home, work, base)
+    _opencode_config(home, "anthropic/" + ANTHROPIC_MODEL,
+                     {"anthropic": {"options": {"baseURL": base + "/v1", "apiKey": CLAUDE_KEY}}})
+    return env
+
+
+def setup_aider_anthropic(home: Path, work: Path, base: str) -> dict:
+    # litellm's Anthropic handler (AnthropicException), not its OpenAI one
+    env = {k: v for k, v in setup_aider(home, work, base).items() if not k.startswith("OPENAI_")}
+    return env | {"AIDER_MODEL": "anthropic/" + ANTHROPIC_MODEL, "ANTHROPIC_API_BASE": base,
+                  "ANTHROPIC_API_KEY": CLAUDE_KEY}
+
+
+def setup_openhands_anthropic(home: Path, work: Path, base: str) -> dict:
+    return setup_openhands(home, work, base) | {"LLM_MODEL": "anthropic/" + ANTHROPIC_MODEL, "LLM_BASE_URL": base,
+                                                "LLM_API_KEY": CLAUDE_KEY}
+
+
+def setup_qwen_anthropic(home: Path, work: Path, base: str) -> dict:
+    # Qwen Code's `anthropic` auth type: its Anthropic content generator
+    env = {k: v for k, v in setup_qwen(home, work, base).items() if not k.startswith("OPENAI_")}
+    settings = json.loads((home / ".qwen" / "settings.json").read_text())
+    settings["security"]["auth"]["selectedType"] = "anthropic"
+    settings["model"]["name"] = ANTHROPIC_MODEL
+    _write(home / ".qwen" / "settings.json", json.dumps(settings, indent=1))
+    return env | {"QWEN_DEFAULT_AUTH_TYPE": "anthropic", "ANTHROPIC_BASE_URL": base, "ANTHROPIC_API_KEY": CLAUDE_KEY,
+                  "ANTHROPIC_MODEL": ANTHROPIC_MODEL}
+
+
+def setup_copilot_anthropic(home: Path, work: Path, base: str) -> dict:
+    # Copilot CLI's bring-your-own-key provider of type `anthropic`
+    return setup_copilot(home, work, base) | {"COPILOT_PROVIDER_TYPE": "anthropic", "COPILOT_PROVIDER_BASE_URL": base,
+                                              "COPILOT_PROVIDER_API_KEY": CLAUDE_KEY, "COPILOT_MODEL": ANTHROPIC_MODEL}
+
+
+# Bedrock's model id as the Converse API names it; fake keys, which the fake
+# provider never checks (the SDKs sign with them, or send the bearer token)
+BEDROCK_MODEL = "anthropic.claude-sonnet-4-5-20250929-v1:0"
+AWS_FAKE = {"AWS_ACCESS_KEY_ID": "AKIAFAKEFAKEFAKE0000", "AWS_SECRET_ACCESS_KEY": "fake-secret-key-0000",
+            "AWS_REGION": "us-east-1", "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true"}
+
+
+def setup_opencode_bedrock(home: Path, work: Path, base: str) -> dict:
+    # opencode's `amazon-bedrock` provider (@ai-sdk/amazon-bedrock, Converse),
+    # its `endpoint` option moved; the bearer token needs no signing
+    env = setup_opencode(home, work, base)
+    _opencode_config(home, "amazon-bedrock/" + BEDROCK_MODEL,
+                     {"amazon-bedrock": {"options": {"region": "us-east-1", "endpoint": base}}})
+    return env | {"AWS_BEARER_TOKEN_BEDROCK": "fake-bedrock-token-0000", "AWS_REGION": "us-east-1"}
+
+
+def setup_goose_bedrock(home: Path, work: Path, base: str) -> dict:
+    # goose's `aws_bedrock` provider (the AWS SDK for Rust), its endpoint moved
+    env = {k: v for k, v in setup_goose(home, work, base).items() if not k.startswith("OPENAI_")}
+    return env | AWS_FAKE | {"GOOSE_PROVIDER": "aws_bedrock", "GOOSE_MODEL": BEDROCK_MODEL,
+                             "AWS_ENDPOINT_URL_BEDROCK_RUNTIME": base, "AWS_ENDPOINT_URL": base}
+
+
+def setup_openhands_bedrock(home: Path, work: Path, base: str) -> dict:
+    return setup_openhands(home, work, base) | AWS_FAKE | {
+        "LLM_MODEL": "bedrock/" + BEDROCK_MODEL, "LLM_BASE_URL": base, "AWS_REGION_NAME": "us-east-1",
+        "AWS_BEDROCK_RUNTIME_ENDPOINT": base}
+
+
+# (cli, route) -> setup; `--route R` runs the CLIs that have R, into `<cli>@<version>+R`
+ROUTES = {
+    ("claude", "bedrock"): setup_claude_bedrock,
+    ("claude", "vertex"): setup_claude_vertex,
+    ("opencode", "bedrock"): setup_opencode_bedrock,
+    ("goose", "bedrock"): setup_goose_bedrock,
+    ("openhands", "bedrock"): setup_openhands_bedrock,
+    ("gemini", "vertex"): setup_gemini_vertex,
+    ("opencode", "anthropic"): setup_opencode_anthropic,
+    ("aider", "anthropic"): setup_aider_anthropic,
+    ("openhands", "anthropic"): setup_openhands_anthropic,
+    ("qwen", "anthropic"): setup_qwen_anthropic,
+    ("copilot", "anthropic"): setup_copilot_anthropic,
+}
+
+
+def setup_of(cli: str, spec: dict):
+    """The setup of `cli` on the route `spec` names (its default without one)."""
+    route = spec.get("route")
+    return ROUTES[(cli, route)] if route else CLIS[cli][0]
+
+
+def fixture_dir_name(cli: str, spec: dict) -> str:
+    """`<cli>@<version>`, and `+<route>` after it for a provider route."""
+    return f"{cli}@{spec['version']}" + (f"+{spec['route']}" if spec.get("route") else "")
 
 
 # `write`: Codex's metadata for fake-model-1 (`model_catalog_json`), so that its
@@ -992,7 +1134,8 @@ def cli_argv(cli: str, argv_t: list[str], spec: dict, home: Path, work: Path, sc
 
 
 def run_tui(cli, spec, scenario, root, out, versions, log):
-    setup, tui_argv, _, _ = CLIS[cli]
+    _, tui_argv, _, _ = CLIS[cli]
+    setup = setup_of(cli, spec)
     home, work = root / "home", make_workdir(root, scenario)
     prov = Provider(scenario, root)
     base = f"{prov.scheme}://{prov.host}:{prov.port}"
@@ -1108,7 +1251,7 @@ def screen_without_prompt(scr: str) -> str:
 
 
 def run_headless(cli, spec, scenario, root, out, versions, variant, argv_t, form):
-    setup = CLIS[cli][0]
+    setup = setup_of(cli, spec)
     home, work = root / "home", make_workdir(root, scenario)
     prov = Provider(scenario, root)
     base = f"{prov.scheme}://{prov.host}:{prov.port}"
@@ -1284,11 +1427,16 @@ def run_inner(args) -> int:
     work_root = Path(tempfile.mkdtemp(prefix="fsh-", dir=str(CACHE / "runs") if (CACHE / "runs").is_dir() else None))
     for cli in clis:
         spec = versions["cli"][cli]
+        if args.route:
+            if (cli, args.route) not in ROUTES:
+                print(f"skip {cli}: no route {args.route}", flush=True)
+                continue
+            spec = dict(spec, route=args.route)
         if not cli_bin(spec).exists():
             print(f"skip {cli}: {cli_bin(spec)} missing (run --install)", flush=True)
             continue
-        out = dest_root / f"{cli}@{spec['version']}"
-        staging = work_root / f"{cli}@{spec['version']}"
+        out = dest_root / fixture_dir_name(cli, spec)
+        staging = work_root / fixture_dir_name(cli, spec)
         staging.mkdir(parents=True, exist_ok=True)
         out.mkdir(parents=True, exist_ok=True)
         meta_path = out / "runs.json"
@@ -1304,7 +1452,7 @@ def run_inner(args) -> int:
                     # name must not look like fault text on screen
                     root = Path(tempfile.mkdtemp(prefix="fsrun-", dir=work_root))
                     label = "tui" if kind == "tui" else variant
-                    print(f"run {cli}@{spec['version']} {scenario} {label} ...", flush=True)
+                    print(f"run {fixture_dir_name(cli, spec)} {scenario} {label} ...", flush=True)
                     try:
                         if kind == "tui":
                             note = run_tui(cli, spec, scenario, root, staging, versions, None)
@@ -1618,6 +1766,8 @@ def main(argv=None) -> int:
     ap.add_argument("--latest", action="store_true", help="with --drift: the newest versions, not the pins")
     ap.add_argument("--at", action="append", metavar="CLI=VERSION",
                     help="with --install or --run --out: this release of CLI instead of its pin (repeatable)")
+    ap.add_argument("--route", choices=sorted({r for _, r in ROUTES}),
+                    help="run the CLIs that have this provider route on it, into <cli>@<version>+ROUTE")
     ap.add_argument("--keep", action="store_true", help="keep the per-run temporary directories")
     ap.add_argument("--cap", type=int, help=f"per-run time cap in seconds (default {CAP_S})")
     ap.add_argument("--width", type=int,
@@ -1640,6 +1790,8 @@ def main(argv=None) -> int:
         rest += ["--variant", args.variant]
     if args.keep:
         rest += ["--keep"]
+    if args.route:
+        rest += ["--route", args.route]
     if args.no_scrub:
         if not (args.out or args.dest):
             ap.error("--no-scrub needs --out (never unscrubbed files in testdata/clients/)")

@@ -10,7 +10,21 @@ succeed) on purpose:
 * Gemini                  POST .../models/M:generateContent
                           POST .../models/M:streamGenerateContent?alt=sse
 
-plus the probes the CLIs send at start (model lists, token counting).
+plus the probes the CLIs send at start (model lists, token counting), and
+Anthropic's Messages API as two clouds carry it, for Claude Code's provider
+routes:
+
+* Bedrock                 POST .../model/M/invoke                 (plain JSON)
+                          POST .../model/M/invoke-with-response-stream
+                          (AWS event-stream frames around the Messages events;
+                          errors in AWS's JSON form with `x-amzn-ErrorType`)
+                          POST .../model/M/converse, .../converse-stream
+                          (Bedrock's own Converse API, the SDKs of opencode,
+                          litellm and goose use: its events in the same frames)
+* Vertex AI               POST .../publishers/anthropic/models/M:rawPredict
+                          POST .../publishers/anthropic/models/M:streamRawPredict
+                          (the Messages SSE; Google's error objects for what
+                          Vertex itself refuses, Anthropic's for the model's)
 
 The scenario decides what the generation endpoints answer:
 
@@ -117,6 +131,7 @@ Standard library only (Python 3.11). Binds 127.0.0.1 only.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import re
 import socket
@@ -126,6 +141,7 @@ import sys
 import threading
 import time
 import uuid
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
@@ -368,6 +384,123 @@ def gemini_error(scenario: str):
     return status, {"error": {"code": status, "message": msg, "status": gstatus}}
 
 
+# Bedrock's errors as the InvokeModel API reference lists them (the exception
+# name in `x-amzn-ErrorType`, the text in the body's `message`); a scenario
+# with no Bedrock counterpart of its own borrows the nearest one.
+BEDROCK_ERRORS = {
+    "overloaded": (503, "ServiceUnavailableException", "Bedrock is unable to process your request."),
+    "rate-limit": (429, "ThrottlingException", "Too many requests, please wait before trying again."),
+    "quota": (
+        400,
+        "ServiceQuotaExceededException",
+        "Your request exceeds the service quota for your account. You can view your quotas at "
+        "https://docs.aws.amazon.com/servicequotas/latest/userguide/gs-request-quota.html. You can resubmit "
+        "your request later.",
+    ),
+    "auth": (403, "UnrecognizedClientException", "The security token included in the request is invalid."),
+    "forbidden": (403, "AccessDeniedException", "You don't have access to the model with the specified model ID."),
+    "too-long": (400, "ValidationException", "Input is too long for requested model."),
+    "not-found": (400, "ValidationException", "The provided model identifier is invalid."),
+    "payment": (
+        403,
+        "AccessDeniedException",
+        "Model access is denied due to INVALID_PAYMENT_INSTRUMENT:A valid payment instrument must be provided.",
+    ),
+    "server-error": (
+        500,
+        "InternalServerException",
+        "The system encountered an unexpected error during processing. Try your request again.",
+    ),
+}
+
+BEDROCK_ERRORS["unavailable"] = BEDROCK_ERRORS["overloaded"]
+
+def bedrock_error(scenario: str):
+    """(status, body, headers) of Bedrock's answer for `scenario`."""
+    status, name, msg = BEDROCK_ERRORS[scenario]
+    headers = {"x-amzn-ErrorType": name + ":http://internal.amazon.com/coral/com.amazon.bedrock/",
+               "x-amzn-RequestId": str(uuid.uuid4())}
+    return status, {"message": msg}, headers
+
+
+def vertex_error(scenario: str):
+    """(status, body) of Vertex AI's answer for `scenario` on an Anthropic
+    model: what Vertex refuses itself (quota, credentials, permission, a model
+    it does not serve) in Google's error object, what the model answers
+    (overloaded, a prompt too long) in Anthropic's."""
+    if scenario in ("overloaded", "too-long"):
+        return anthropic_error(scenario)
+    resource = "projects/fake-project/locations/us-east5/publishers/anthropic/models/" + MODEL
+    table = {
+        "rate-limit": (
+            429,
+            "RESOURCE_EXHAUSTED",
+            "Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model with base "
+            "model: anthropic-fake-model-1. Please submit a quota increase request. "
+            "https://cloud.google.com/vertex-ai/docs/generative-ai/quotas-genai.",
+        ),
+        "auth": (
+            401,
+            "UNAUTHENTICATED",
+            "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other "
+            "valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+        ),
+        "forbidden": (
+            403,
+            "PERMISSION_DENIED",
+            "Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/"
+            + resource + "' (or it may not exist).",
+        ),
+        "not-found": (404, "NOT_FOUND", "Publisher Model `" + resource + "` not found."),
+        "server-error": (500, "INTERNAL", "Internal error encountered."),
+        "unavailable": (503, "UNAVAILABLE", "The service is currently unavailable."),
+    }
+    if scenario not in table:  # quota, payment: the project's billing, as Gemini's
+        return gemini_error("payment")
+    status, gstatus, msg = table[scenario]
+    return status, {"error": {"code": status, "message": msg, "status": gstatus}}
+
+
+# Vertex AI's own answer for a Gemini model's rate limit (what it says in
+# place of the Gemini API's `Resource has been exhausted`); its per-minute
+# `Quota exceeded for aiplatform.googleapis.com/…` is a rate limit too, so the
+# `quota` scenario keeps the Gemini API's spent-quota body
+VERTEX_GEMINI_ERRORS = {
+    "rate-limit": (
+        429,
+        "RESOURCE_EXHAUSTED",
+        "Resource exhausted. Please try again later. Please refer to "
+        "https://cloud.google.com/vertex-ai/generative-ai/docs/error-code-429 for more details.",
+    ),
+}
+
+
+def eventstream_frame(headers: dict, payload: bytes) -> bytes:
+    """One AWS event-stream message: the prelude (total and header lengths and
+    their CRC-32), string-typed headers, the payload, the message's CRC-32."""
+    hdr = b""
+    for name, value in headers.items():
+        n, v = name.encode(), value.encode()
+        hdr += bytes([len(n)]) + n + b"\x07" + struct.pack(">H", len(v)) + v
+    prelude = struct.pack(">II", 12 + len(hdr) + len(payload) + 4, len(hdr))
+    head = prelude + struct.pack(">I", zlib.crc32(prelude)) + hdr + payload
+    return head + struct.pack(">I", zlib.crc32(head))
+
+
+def bedrock_chunk(obj: dict) -> bytes:
+    """A Messages event as InvokeModelWithResponseStream carries it: a `chunk`
+    event whose payload holds the event's JSON, base64-encoded."""
+    payload = json.dumps({"bytes": base64.b64encode(json.dumps(obj).encode()).decode()}).encode()
+    return eventstream_frame({":event-type": "chunk", ":content-type": "application/json",
+                              ":message-type": "event"}, payload)
+
+
+def bedrock_exception(name: str, message: str) -> bytes:
+    """An exception inside the stream, as the event-stream framing sends it."""
+    return eventstream_frame({":exception-type": name, ":content-type": "application/json",
+                              ":message-type": "exception"}, json.dumps({"message": message}).encode())
+
+
 # ---------------------------------------------------------------------------
 # healthy answers
 
@@ -470,10 +603,34 @@ def chat_sse(model: str, text: str = HEALTHY_TEXT):
     }
 
 
+def converse_json(text: str = HEALTHY_TEXT):
+    """Bedrock Converse's whole answer of `text`."""
+    return {
+        "output": {"message": {"role": "assistant", "content": [{"text": text}]}},
+        "stopReason": "end_turn",
+        "usage": {"inputTokens": 12, "outputTokens": 40, "totalTokens": 52},
+        "metrics": {"latencyMs": 120},
+    }
+
+
+def converse_events(text: str = HEALTHY_TEXT):
+    """Bedrock ConverseStream's events of an answer of `text`: (event type,
+    payload), each sent as one event-stream frame."""
+    yield "messageStart", {"role": "assistant"}
+    for chunk in _words(text):
+        yield "contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": chunk}}
+    yield "contentBlockStop", {"contentBlockIndex": 0}
+    yield "messageStop", {"stopReason": "end_turn"}
+    yield "metadata", {"usage": {"inputTokens": 12, "outputTokens": 40, "totalTokens": 52},
+                       "metrics": {"latencyMs": 120}}
+
+
 def sse_answer(family: str, body: dict, path: str, query: str, text: str):
     """Whether the request asked for an event stream, and the family's events
     for an answer of `text`."""
     model = body.get("model") or MODEL
+    if family == "converse":
+        return path.endswith("/converse-stream"), converse_events(text)
     if family == "anthropic":
         return body.get("stream"), anthropic_sse(text)
     if family == "openai-chat":
@@ -487,6 +644,8 @@ def whole_answer(family: str, body: dict, path: str, text: str):
     """The family's whole non-streaming answer of `text` (for Gemini's
     `streamGenerateContent` without SSE, the list of its chunks)."""
     model = body.get("model") or MODEL
+    if family == "converse":
+        return converse_json(text)
     if family == "anthropic":
         return anthropic_message(text)
     if family == "openai-chat":
@@ -560,7 +719,7 @@ GATEWAY_TEXT = {
 }
 
 # stream-overloaded: the events sent before the in-stream error
-STREAM_ERROR_EVENTS = {"anthropic": 3, "openai-chat": 1, "openai-responses": 2, "gemini": 1}
+STREAM_ERROR_EVENTS = {"converse": 2, "anthropic": 3, "openai-chat": 1, "openai-responses": 2, "gemini": 1}
 OVERLOADED_TEXT = "The server is overloaded. Please try again later."
 
 
@@ -1065,7 +1224,7 @@ def responses_tool_type(body: dict, name: str) -> str:
 
 # midstream: events sent before the connection drops (the answer has begun,
 # nothing has finished it)
-MIDSTREAM_EVENTS = {"anthropic": 4, "openai-chat": 2, "openai-responses": 5, "gemini": 1}
+MIDSTREAM_EVENTS = {"converse": 2, "anthropic": 4, "openai-chat": 2, "openai-responses": 5, "gemini": 1}
 
 MODEL_ENTRY = {
     "id": MODEL,
@@ -1080,6 +1239,18 @@ MODEL_ENTRY = {
 # ---------------------------------------------------------------------------
 
 
+def cloud_route(path: str) -> str | None:
+    """The cloud whose path carries Anthropic's Messages API: Bedrock's
+    `/model/{id}/invoke…` and `count-tokens`, Vertex AI's
+    `…/publishers/anthropic/models/{m}:rawPredict`; None for the others."""
+    if path.startswith("/model/") and path.rsplit("/", 1)[-1] in (
+            "invoke", "invoke-with-response-stream", "count-tokens", "converse", "converse-stream"):
+        return "bedrock"
+    if "/publishers/anthropic/models/" in path and path.endswith(("Predict", "count-tokens")):
+        return "vertex"
+    return None
+
+
 class Handler(BaseHTTPRequestHandler):
     server_version = "faultsift-fake/1"
     sys_version = ""
@@ -1091,6 +1262,8 @@ class Handler(BaseHTTPRequestHandler):
     log_lock = threading.Lock()
     stop_event = threading.Event()
     flaky_left = FLAKY_FAILURES
+    # the cloud route of the request being answered: None, "bedrock" or "vertex"
+    _route = None
 
     def log_message(self, fmt, *args):  # silence the default stderr log
         pass
@@ -1159,14 +1332,21 @@ class Handler(BaseHTTPRequestHandler):
         """200 and an event stream's headers; `framing` is `connection: close`
         (the stream ends with the connection) or chunked encoding."""
         self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
+        self.send_header("content-type", "application/vnd.amazon.eventstream" if self._route == "bedrock"
+                         else "text/event-stream")
         self.send_header("cache-control", "no-cache")
         self.send_header(*framing)
         self.send_header("request-id", "req_fake" + uuid.uuid4().hex[:20])
         self.end_headers()
 
-    @staticmethod
-    def _sse_frame(name, obj) -> bytes:
+    def _sse_frame(self, name, obj) -> bytes:
+        """One event of a stream: an SSE frame, or on Bedrock an event-stream
+        frame (InvokeModel's `chunk` around a Messages event, or Converse's own)."""
+        if self._route == "bedrock" and urlsplit(self.path).path.endswith("/converse-stream"):
+            return eventstream_frame({":event-type": name, ":content-type": "application/json",
+                                      ":message-type": "event"}, json.dumps(obj).encode())
+        if self._route == "bedrock":
+            return bedrock_chunk(obj)
         return ((f"event: {name}\n" if name else "") + "data: " + json.dumps(obj) + "\n\n").encode()
 
     def _send_sse_frames(self, events, family):
@@ -1269,7 +1449,11 @@ class Handler(BaseHTTPRequestHandler):
         try:
             self._start_sse(("connection", "close"))
             self._first_events(events, n)
-            self.wfile.write(self._sse_frame(*stream_error_event(family, model, n + 1)))
+            if self._route == "bedrock":
+                # Bedrock ends a stream with an exception of its own, not the model's error event
+                self.wfile.write(bedrock_exception("serviceUnavailableException", BEDROCK_ERRORS["unavailable"][2]))
+            else:
+                self.wfile.write(self._sse_frame(*stream_error_event(family, model, n + 1)))
             self.wfile.flush()
         except OSError:
             pass
@@ -1446,8 +1630,16 @@ class Handler(BaseHTTPRequestHandler):
         long_wait = sc == "rate-limit-long"
         if long_wait:
             sc = "rate-limit"
-        if family == "anthropic":
+        headers = {}
+        if self._route == "bedrock":
+            status, body, headers = bedrock_error(sc)
+        elif self._route == "vertex":
+            status, body = vertex_error(sc)
+        elif family == "anthropic":
             status, body = anthropic_error(sc)
+        elif family == "gemini" and "/publishers/google/models/" in self.path and sc in VERTEX_GEMINI_ERRORS:
+            status, gstatus, msg = VERTEX_GEMINI_ERRORS[sc]
+            body = {"error": {"code": status, "message": msg, "status": gstatus}}
         elif family == "gemini":
             status, body = gemini_error(sc)
             if long_wait:
@@ -1460,12 +1652,11 @@ class Handler(BaseHTTPRequestHandler):
                 body["error"]["message"] = body["error"]["message"].replace(
                     "try again in 2s", "try again in %dm0s" % (RETRY_AFTER_LONG_S // 60)
                 )
-        headers = {}
         if sc == "rate-limit":
             headers["retry-after"] = str(RETRY_AFTER_LONG_S if long_wait else RETRY_AFTER_S)
-        if family == "anthropic" and sc == "overloaded":
+        if family == "anthropic" and sc == "overloaded" and self._route != "bedrock":
             headers["x-should-retry"] = "true"
-        self._log(status, family)
+        self._log(status, family + ("@" + self._route if self._route else ""))
         self._send_json(status, body, headers)
         return True
 
@@ -1518,9 +1709,39 @@ class Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         path, query = parts.path, parts.query
         body = self._body()
-        self._request_body = body
         self._note = ""
+        self._route = cloud_route(path)
+        if self._route == "bedrock":
+            # Bedrock says in the path, not the body, whether to stream
+            body = dict(body, stream=path.endswith("/invoke-with-response-stream"))
+        self._request_body = body
         model = body.get("model") or MODEL
+
+        if self._route and "count-tokens" in path:
+            if self.scenario in ("auth", "forbidden"):
+                return self._fault("anthropic")
+            self._log(200, "count-tokens")
+            return self._send_json(200, {"inputTokens": 12} if self._route == "bedrock" else {"input_tokens": 12})
+
+        if self._route and path.endswith(("/converse", "/converse-stream")):
+            fam = "converse"
+            if self._fault(fam):
+                return
+            self._log(200, fam + "@" + self._route)
+            if path.endswith("/converse-stream"):
+                return self._send_sse(converse_events(), fam)
+            return self._send_json(200, converse_json())
+
+        if self._route:
+            fam = "anthropic"
+            if self._fault(fam):
+                return
+            if self._tool_scenario_turn(fam, body, path, query):
+                return
+            self._log(200, fam + "@" + self._route, self._note)
+            if body.get("stream"):
+                return self._send_sse(anthropic_sse(), fam)
+            return self._send_json(200, anthropic_message())
 
         if path.endswith("/count_tokens") or path.endswith(":countTokens"):
             if self.scenario in ("auth", "forbidden"):

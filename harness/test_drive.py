@@ -185,6 +185,26 @@ class ScenarioTablesTest(unittest.TestCase):
                 self.assertIn(s, drive.FAULT_RE)
 
 
+class RouteTest(unittest.TestCase):
+    def test_every_route_points_its_cli_at_the_provider_and_names_its_directory(self):
+        base = "http://127.0.0.1:9"
+        for (cli, route), setup in drive.ROUTES.items():
+            self.assertIn(cli, drive.CLIS)
+            with tempfile.TemporaryDirectory() as d:
+                home, work = Path(d) / "home", Path(d) / "work"
+                env = setup(home, work, base)
+                files = "".join(f.read_text() for f in home.rglob("*") if f.is_file())
+                self.assertTrue(any(v.startswith(base) for v in env.values()) or base in files, (cli, route))
+                # the default route's base URL variables are not left beside the route's
+                default = drive.CLIS[cli][0](Path(d) / "h2", work, "http://default.invalid")
+                self.assertFalse(any("default.invalid" in v for v in env.values()), (cli, route))
+                self.assertNotIn("default.invalid", files)
+            spec = {"version": "1.2.3", "route": route}
+            self.assertEqual(drive.fixture_dir_name(cli, spec), f"{cli}@1.2.3+{route}")
+            self.assertIs(drive.setup_of(cli, spec), setup)
+        self.assertEqual(drive.fixture_dir_name("claude", {"version": "1.2.3"}), "claude@1.2.3")
+
+
 class ProxyScenarioTest(unittest.TestCase):
     def test_a_proxy_scenario_names_the_proxy_and_a_provider_only_it_could_reach(self):
         with tempfile.TemporaryDirectory() as d:
@@ -239,6 +259,88 @@ class ProviderAnswerTest(unittest.TestCase):
         self.assertTrue(frames[0].startswith("event: message_start"))
         self.assertEqual(frames[-1].splitlines()[0], "event: error")
         self.assertIn("overloaded_error", frames[-1])
+
+    @staticmethod
+    def eventstream_messages(data):
+        """Decode AWS event-stream frames, checking both CRCs: (headers, payload) each."""
+        import struct
+        import zlib
+
+        out = []
+        while data:
+            total, hlen, pcrc = struct.unpack(">III", data[:12])
+            assert pcrc == zlib.crc32(data[:8]), "prelude CRC"
+            assert struct.unpack(">I", data[total - 4 : total])[0] == zlib.crc32(data[: total - 4]), "message CRC"
+            h, headers = data[12 : 12 + hlen], {}
+            while h:
+                n = h[0]
+                name, vlen = h[1 : 1 + n].decode(), struct.unpack(">H", h[2 + n : 4 + n])[0]
+                assert h[1 + n] == 7, "string header"
+                headers[name], h = h[4 + n : 4 + n + vlen].decode(), h[4 + n + vlen :]
+            out.append((headers, data[12 + hlen : total - 4]))
+            data = data[total:]
+        return out
+
+    def test_bedrock_streams_the_messages_events_in_event_stream_frames(self):
+        import base64
+
+        resp = self.serve("healthy", "/model/us.anthropic.fake-v1%3A0/invoke-with-response-stream",
+                          max_tokens=8).getresponse()
+        self.assertEqual((resp.status, resp.getheader("content-type")), (200, "application/vnd.amazon.eventstream"))
+        msgs = self.eventstream_messages(resp.read())
+        self.assertTrue(all(h[":event-type"] == "chunk" for h, _ in msgs))
+        events = [json.loads(base64.b64decode(json.loads(p)["bytes"])) for _, p in msgs]
+        self.assertEqual((events[0]["type"], events[-1]["type"]), ("message_start", "message_stop"))
+
+    def test_bedrock_converse_streams_its_own_events(self):
+        resp = self.serve("healthy", "/model/anthropic.fake-v1%3A0/converse-stream").getresponse()
+        msgs = self.eventstream_messages(resp.read())
+        kinds = [h[":event-type"] for h, _ in msgs]
+        self.assertEqual((kinds[0], kinds[-2], kinds[-1]), ("messageStart", "messageStop", "metadata"))
+        text = "".join(json.loads(p)["delta"]["text"] for h, p in msgs if h[":event-type"] == "contentBlockDelta")
+        self.assertEqual(text, fake_provider.HEALTHY_TEXT)
+        whole = json.loads(self.serve("healthy", "/model/m/converse").getresponse().read())
+        self.assertEqual(whole["output"]["message"]["content"][0]["text"], fake_provider.HEALTHY_TEXT)
+
+    def test_bedrock_ends_a_begun_stream_with_its_own_exception(self):
+        resp = self.serve("stream-overloaded", "/model/m/invoke-with-response-stream").getresponse()
+        headers, payload = self.eventstream_messages(resp.read())[-1]
+        self.assertEqual((headers[":message-type"], headers[":exception-type"]),
+                         ("exception", "serviceUnavailableException"))
+        self.assertIn("Bedrock is unable", json.loads(payload)["message"])
+
+    def test_bedrock_errors_name_the_exception_in_a_header(self):
+        resp = self.serve("rate-limit", "/model/m/invoke").getresponse()
+        self.assertEqual(resp.status, 429)
+        self.assertTrue(resp.getheader("x-amzn-ErrorType").startswith("ThrottlingException:"))
+        self.assertEqual(json.loads(resp.read()), {"message": "Too many requests, please wait before trying again."})
+
+    def test_vertex_answers_google_s_refusals_and_the_model_s_own_errors(self):
+        path = "/v1/projects/p/locations/us-east5/publishers/anthropic/models/m:streamRawPredict"
+        resp = self.serve("rate-limit", path, stream=True).getresponse()
+        self.assertEqual(resp.status, 429)
+        self.assertEqual(json.loads(resp.read())["error"]["status"], "RESOURCE_EXHAUSTED")
+        resp = self.serve("overloaded", path, stream=True).getresponse()
+        self.assertEqual(resp.status, 529)
+        self.assertEqual(json.loads(resp.read())["error"]["type"], "overloaded_error")
+        resp = self.serve("healthy", path, stream=True).getresponse()
+        self.assertTrue(resp.read().decode().startswith("event: message_start"))
+
+    def test_vertex_words_a_gemini_model_s_rate_limit_its_own_way(self):
+        resp = self.serve("rate-limit", "/v1beta1/publishers/google/models/g:generateContent").getresponse()
+        self.assertEqual(resp.status, 429)
+        self.assertTrue(json.loads(resp.read())["error"]["message"].startswith("Resource exhausted. Please try again"))
+        resp = self.serve("rate-limit", "/v1beta/models/g:generateContent").getresponse()
+        self.assertIn("Resource has been exhausted", json.loads(resp.read())["error"]["message"])
+
+    def test_only_the_clouds_paths_are_routes(self):
+        route = fake_provider.cloud_route
+        self.assertEqual(route("/model/x/invoke"), "bedrock")
+        self.assertEqual(route("/v1/projects/p/locations/l/publishers/anthropic/models/m:rawPredict"), "vertex")
+        self.assertEqual(route("/v1/projects/p/locations/l/publishers/anthropic/models/count-tokens:rawPredict"),
+                         "vertex")
+        self.assertIsNone(route("/v1/messages"))
+        self.assertIsNone(route("/v1beta/models/m:streamGenerateContent"))
 
     def test_blocked_and_maintenance_answer_an_html_page(self):
         for scenario, status in (("blocked", 403), ("maintenance", 503)):
