@@ -170,13 +170,17 @@ EXPECT = {
 # Text that shows the fault reached the output (used for `visible`, and to stop
 # waiting early). Deliberately loose; `notes` say what was actually seen.
 FAULT_RE = {
-    "overloaded": r"(?i)overload|\b529\b|\b503\b|UNAVAILABLE|at capacity",
+    # (each with the provider routes' own wording: Bedrock's exception
+    # messages, Vertex AI's refusals, which the status words may not reach)
+    "overloaded": r"(?i)overload|\b529\b|\b503\b|UNAVAILABLE|at capacity|unable to process your request",
     "rate-limit": r"(?i)\b429\b|rate.?limit(?!s\b)|too many requests|RESOURCE_EXHAUSTED|resource has been exhausted",
     "quota": r"(?i)quota|credit balance|plan and billing|billing details",
     "auth": r"(?i)\b401\b|unauthori[sz]ed|authentication.?(error|failed)|invalid.{0,20}api.?key|api key not valid|"
-    r"incorrect api key|UNAUTHENTICATED",
-    "server-error": r"(?i)\b500\b|internal server error|internal error|server had an error|high demand",
-    "unavailable": r"(?i)\b503\b|unavailable",
+    r"incorrect api key|UNAUTHENTICATED|security token included in the request is invalid|"
+    r"invalid authentication credentials",
+    "server-error": r"(?i)\b500\b|internal server error|internal error|server had an error|high demand|"
+    r"unexpected error during processing",
+    "unavailable": r"(?i)\b503\b|unavailable|unable to process your request",
     "refused": r"(?i)ECONNREFUSED|connection refused|unable to connect|connection error|fetch failed|"
     r"error sending request|ConnectionRefused|Connect(ion)?Error|network error|cannot connect|could not connect|"
     r"failed to connect|waiting for network",
@@ -192,7 +196,7 @@ FAULT_RE = {
     "dns": r"(?i)ENOTFOUND|EAI_AGAIN|getaddrinfo|\bresolve|\bdns\b|connection error|fetch failed|unable to connect|"
     r"error sending request|waiting for network|cannot connect|could not connect",
     "forbidden": r"(?i)\b403\b|forbidden|permission_error|permission denied|does not have permission|not supported|"
-    r"PERMISSION_DENIED",
+    r"PERMISSION_DENIED|don't have access to the model|permission '[^']+' denied",
     "gateway-timeout": r"(?i)\b504\b|gateway time-?out",
     # A client that cannot tell a refused certificate from any failed connection
     # says only that (Codex: `error sending request`; Gemini CLI: `fetch failed`).
@@ -201,8 +205,8 @@ FAULT_RE = {
     r"waiting for network",
     "too-long": r"(?i)too long|maximum context|context (?:length|window)|exceeds the maximum|context_length_exceeded|"
     r"INVALID_ARGUMENT|input token count",
-    "not-found": r"(?i)not[ _]found|does not exist|model_not_found|NOT_FOUND|ListModels",
-    "payment": r"(?i)\b402\b|credit|billing|payment|BILLING_DISABLED|PERMISSION_DENIED|\b403\b",
+    "not-found": r"(?i)not[ _]found|does not exist|model_not_found|NOT_FOUND|ListModels|model identifier is invalid",
+    "payment": r"(?i)\b402\b|credit|billing|payment|BILLING_DISABLED|PERMISSION_DENIED|\b403\b|INVALID_PAYMENT_INSTRUMENT",
 }
 FAULT_RE["unreachable"] = (r"(?i)ENETUNREACH|network is unreachable|unreachable|connection error|fetch failed|"
                            r"unable to connect|error sending request|waiting for network|cannot connect|"
@@ -235,20 +239,6 @@ FAULT_RE["stream-overloaded"] = FAULT_RE["overloaded"] + r"|stream ended without
 FAULT_RE["proxy-down"] = FAULT_RE["refused"] + r"|proxy|tunnel|ENOTFOUND|EAI_AGAIN|getaddrinfo|dns error|name resolution"
 FAULT_RE["proxy-tunnel"] = FAULT_RE["proxy-down"] + r"|\b503\b|service unavailable|could not be retrieved"
 FAULT_RE["proxy-tunnel-auth"] = FAULT_RE["proxy-down"] + r"|\b407\b|proxy auth|cache access denied"
-# the provider routes' own wording (Bedrock's exception messages, Vertex AI's
-# refusals), which the status words above may not reach in a client's text
-for _sc, _extra in {
-    "overloaded": r"unable to process your request",
-    "unavailable": r"unable to process your request",
-    "server-error": r"unexpected error during processing",
-    "auth": r"security token included in the request is invalid|invalid authentication credentials",
-    "forbidden": r"don't have access to the model|permission '[^']+' denied",
-    "not-found": r"model identifier is invalid",
-    "payment": r"INVALID_PAYMENT_INSTRUMENT",
-}.items():
-    FAULT_RE[_sc] += "|" + _extra
-FAULT_RE["stream-overloaded"] += "|unable to process your request"
-FAULT_RE["flaky"] = FAULT_RE["overloaded"]
 HEALTHY_RE = r"All 3 tests pass"
 
 
@@ -875,7 +865,22 @@ CLIS = {
 
 
 def scrub(data: bytes, subs: list[tuple[str, str]]) -> bytes:
-    text = data.decode("utf-8", errors="surrogateescape")
+    """`data` with paths, ports, hosts and keys replaced, row by row; a row that
+    a replacement lengthened gives back as many of its trailing blanks, so that
+    a pane row padded to the pane's width stays that wide."""
+    rows = data.decode("utf-8", errors="surrogateescape").split("\n")
+    out = []
+    for row in rows:
+        new = _scrub_text(row, subs)
+        grown = len(new) - len(row)
+        if grown > 0:
+            blanks = len(new) - len(new.rstrip(" "))
+            new = new[: len(new) - min(grown, blanks)]
+        out.append(new)
+    return "\n".join(out).encode("utf-8", errors="surrogateescape")
+
+
+def _scrub_text(text: str, subs: list[tuple[str, str]]) -> str:
     for old, new in subs:
         if old:
             text = text.replace(old, new)
@@ -902,7 +907,7 @@ def scrub(data: bytes, subs: list[tuple[str, str]]) -> bytes:
     text = re.sub(r"\bAIza[0-9A-Za-z_\-]{20,}", "<KEY>", text)
     text = re.sub(r"\bgh[pousr]_[A-Za-z0-9]{20,}", "<TOKEN>", text)
     text = re.sub(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{12,}", r"\1<TOKEN>", text)
-    return text.encode("utf-8", errors="surrogateescape")
+    return text
 
 
 def shorten_records(data: bytes, line_max: int = 4096, str_max: int = 800) -> bytes:

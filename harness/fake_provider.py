@@ -11,7 +11,7 @@ succeed) on purpose:
                           POST .../models/M:streamGenerateContent?alt=sse
 
 plus the probes the CLIs send at start (model lists, token counting), and
-Anthropic's Messages API as two clouds carry it, for Claude Code's provider
+Anthropic's Messages API as two clouds carry it, for the provider
 routes:
 
 * Bedrock                 POST .../model/M/invoke                 (plain JSON)
