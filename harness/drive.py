@@ -34,6 +34,8 @@ import time
 import tomllib
 from pathlib import Path
 
+from fake_provider import DIALECTS
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 FIXTURES = REPO / "testdata" / "clients"
@@ -171,15 +173,18 @@ EXPECT = {
 # waiting early). Deliberately loose; `notes` say what was actually seen.
 FAULT_RE = {
     # (each with the provider routes' own wording: Bedrock's exception
-    # messages, Vertex AI's refusals, which the status words may not reach)
-    "overloaded": r"(?i)overload|\b529\b|\b503\b|UNAVAILABLE|at capacity|unable to process your request",
-    "rate-limit": r"(?i)\b429\b|rate.?limit(?!s\b)|too many requests|RESOURCE_EXHAUSTED|resource has been exhausted",
-    "quota": r"(?i)quota|credit balance|plan and billing|billing details",
-    "auth": r"(?i)\b401\b|unauthori[sz]ed|authentication.?(error|failed)|invalid.{0,20}api.?key|api key not valid|"
+    # messages, Vertex AI's refusals, which the status words may not reach;
+    # and the provider dialects': OpenRouter's, LiteLLM's, Ollama's, Z.ai's)
+    "overloaded": r"(?i)overload|\b529\b|\b503\b|UNAVAILABLE|at capacity|unable to process your request|"
+    r"server busy|provider returned error|访问量过大",
+    "rate-limit": r"(?i)\b429\b|rate.?limit(?!s\b)|too many requests|RESOURCE_EXHAUSTED|resource has been exhausted|"
+    r"速率限制",
+    "quota": r"(?i)quota|credit balance|plan and billing|billing details|insufficient balance|budget has been exceeded",
+    "auth": r"(?i)\b401\b|unauthori[sz]ed|authentication.?(error|failed|fails)|invalid.{0,20}api.?key|api key not valid|"
     r"incorrect api key|UNAUTHENTICATED|security token included in the request is invalid|"
-    r"invalid authentication credentials",
+    r"invalid authentication|user not found|invalid proxy server token",
     "server-error": r"(?i)\b500\b|internal server error|internal error|server had an error|high demand|"
-    r"unexpected error during processing",
+    r"unexpected error during processing|process has terminated",
     "unavailable": r"(?i)\b503\b|unavailable|unable to process your request",
     "refused": r"(?i)ECONNREFUSED|connection refused|unable to connect|connection error|fetch failed|"
     r"error sending request|ConnectionRefused|Connect(ion)?Error|network error|cannot connect|could not connect|"
@@ -192,7 +197,7 @@ FAULT_RE = {
     "midstream": r"(?i)premature|\bterminated\b|incomplete|connection closed|closed (?:unexpectedly|before)|"
     r"stream (?:error|disconnected|closed|ended)|connection error|ECONNRESET|network error|connection reset|"
     r"disconnected|unexpected EOF|decoding response body",
-    "bad-gateway": r"(?i)\b502\b|bad gateway",
+    "bad-gateway": r"(?i)\b502\b|bad gateway|provider returned error",
     "dns": r"(?i)ENOTFOUND|EAI_AGAIN|getaddrinfo|\bresolve|\bdns\b|connection error|fetch failed|unable to connect|"
     r"error sending request|waiting for network|cannot connect|could not connect",
     "forbidden": r"(?i)\b403\b|forbidden|permission_error|permission denied|does not have permission|not supported|"
@@ -205,8 +210,10 @@ FAULT_RE = {
     r"waiting for network",
     "too-long": r"(?i)too long|maximum context|context (?:length|window)|exceeds the maximum|context_length_exceeded|"
     r"INVALID_ARGUMENT|input token count",
-    "not-found": r"(?i)not[ _]found|does not exist|model_not_found|NOT_FOUND|ListModels|model identifier is invalid",
-    "payment": r"(?i)\b402\b|credit|billing|payment|BILLING_DISABLED|PERMISSION_DENIED|\b403\b|INVALID_PAYMENT_INSTRUMENT",
+    "not-found": r"(?i)not[ _]found|does not exist|model_not_found|NOT_FOUND|ListModels|model identifier is invalid|"
+    r"not a valid model",
+    "payment": r"(?i)\b402\b|credit|billing|payment|BILLING_DISABLED|PERMISSION_DENIED|\b403\b|INVALID_PAYMENT_INSTRUMENT|"
+    r"insufficient balance",
 }
 FAULT_RE["unreachable"] = (r"(?i)ENETUNREACH|network is unreachable|unreachable|connection error|fetch failed|"
                            r"unable to connect|error sending request|waiting for network|cannot connect|"
@@ -232,7 +239,7 @@ FAULT_RE["proxy-auth"] = r"(?i)\b407\b|proxy auth|cache access denied|proxy-auth
 FAULT_RE["upstream-reset"] = FAULT_RE["unavailable"] + r"|upstream connect error|disconnect/reset"
 # or, where the client's SDK does not raise the in-stream error, the stream
 # that ended without a finish (Gemini CLI: `Model stream ended without a finish reason.`)
-FAULT_RE["stream-overloaded"] = FAULT_RE["overloaded"] + r"|stream ended without|missing finish reason"
+FAULT_RE["stream-overloaded"] = FAULT_RE["overloaded"] + r"|stream ended without|missing finish reason|provider disconnected"
 # through the proxy (its refusal, a failed tunnel) or, for a client that does not
 # use one, the name that does not resolve
 # (not `dns`'s `resolve`: Codex's skill instructions in its transcript say it)
@@ -679,9 +686,16 @@ def setup_of(cli: str, spec: dict):
     return ROUTES[(cli, route)] if route else CLIS[cli][0]
 
 
+# provider dialects: the CLIs whose default setup speaks the OpenAI-compatible
+# API, which a third-party provider or gateway serves with its own error
+# bodies (fake_provider.DIALECTS); `--dialect D` runs them into `<cli>@<version>+D`
+DIALECT_CLIS = ("codex", "qwen", "opencode", "copilot", "aider", "openhands", "goose")
+
+
 def fixture_dir_name(cli: str, spec: dict) -> str:
-    """`<cli>@<version>`, and `+<route>` after it for a provider route."""
-    return f"{cli}@{spec['version']}" + (f"+{spec['route']}" if spec.get("route") else "")
+    """`<cli>@<version>`, and `+<route>` or `+<dialect>` after it."""
+    tail = spec.get("route") or spec.get("dialect")
+    return f"{cli}@{spec['version']}" + (f"+{tail}" if tail else "")
 
 
 # `write`: Codex's metadata for fake-model-1 (`model_catalog_json`), so that its
@@ -979,7 +993,7 @@ def free_port() -> int:
 
 
 class Provider:
-    def __init__(self, scenario: str, logdir: Path):
+    def __init__(self, scenario: str, logdir: Path, dialect: str | None = None):
         self.scenario = scenario
         self.proc = None
         self.log = logdir / "provider.log"
@@ -1008,7 +1022,8 @@ class Provider:
             tls = ["--tls-cert", str(cert), "--tls-key", str(key)]
         self.proc = subprocess.Popen(
             [sys.executable, str(HERE / "fake_provider.py"), "--port", "0", "--scenario", scenario,
-             "--log", str(self.log), "--port-file", str(pf), *tls],
+             "--log", str(self.log), "--port-file", str(pf), *tls,
+             *(["--dialect", dialect] if dialect else [])],
             stdout=subprocess.DEVNULL,
             stderr=open(logdir / "provider.stderr", "wb"),
         )
@@ -1142,7 +1157,7 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
     _, tui_argv, _, _ = CLIS[cli]
     setup = setup_of(cli, spec)
     home, work = root / "home", make_workdir(root, scenario)
-    prov = Provider(scenario, root)
+    prov = Provider(scenario, root, spec.get("dialect"))
     base = f"{prov.scheme}://{prov.host}:{prov.port}"
     env = base_env(home, versions)
     env.update(setup(home, work, base))
@@ -1258,7 +1273,7 @@ def screen_without_prompt(scr: str) -> str:
 def run_headless(cli, spec, scenario, root, out, versions, variant, argv_t, form):
     setup = setup_of(cli, spec)
     home, work = root / "home", make_workdir(root, scenario)
-    prov = Provider(scenario, root)
+    prov = Provider(scenario, root, spec.get("dialect"))
     base = f"{prov.scheme}://{prov.host}:{prov.port}"
     env = base_env(home, versions)
     env.update(setup(home, work, base))
@@ -1427,7 +1442,8 @@ def run_inner(args) -> int:
     versions = json.loads(args.versions_json) if args.versions_json else load_versions()
     dest_root = Path(args.dest) if args.dest else FIXTURES
     clis = args.cli or list(CLIS)
-    scenarios = args.scenario or DEFAULT_SCENARIOS
+    # a dialect's own scenarios by default: the others are OpenAI's answers again
+    scenarios = args.scenario or (list(DIALECTS[args.dialect]) if args.dialect else DEFAULT_SCENARIOS)
     modes = [args.mode] if args.mode else ["tui", "headless"]
     work_root = Path(tempfile.mkdtemp(prefix="fsh-", dir=str(CACHE / "runs") if (CACHE / "runs").is_dir() else None))
     for cli in clis:
@@ -1437,6 +1453,11 @@ def run_inner(args) -> int:
                 print(f"skip {cli}: no route {args.route}", flush=True)
                 continue
             spec = dict(spec, route=args.route)
+        if args.dialect:
+            if cli not in DIALECT_CLIS:
+                print(f"skip {cli}: it does not speak the OpenAI-compatible API", flush=True)
+                continue
+            spec = dict(spec, dialect=args.dialect)
         if not cli_bin(spec).exists():
             print(f"skip {cli}: {cli_bin(spec)} missing (run --install)", flush=True)
             continue
@@ -1773,6 +1794,9 @@ def main(argv=None) -> int:
                     help="with --install or --run --out: this release of CLI instead of its pin (repeatable)")
     ap.add_argument("--route", choices=sorted({r for _, r in ROUTES}),
                     help="run the CLIs that have this provider route on it, into <cli>@<version>+ROUTE")
+    ap.add_argument("--dialect", choices=sorted(DIALECTS),
+                    help="the fake provider answers as this third-party OpenAI-compatible provider; "
+                         "runs the CLIs that speak that API, into <cli>@<version>+DIALECT")
     ap.add_argument("--keep", action="store_true", help="keep the per-run temporary directories")
     ap.add_argument("--cap", type=int, help=f"per-run time cap in seconds (default {CAP_S})")
     ap.add_argument("--width", type=int,
@@ -1795,8 +1819,12 @@ def main(argv=None) -> int:
         rest += ["--variant", args.variant]
     if args.keep:
         rest += ["--keep"]
+    if args.route and args.dialect:
+        ap.error("--route and --dialect are two ways to reach a model: give one")
     if args.route:
         rest += ["--route", args.route]
+    if args.dialect:
+        rest += ["--dialect", args.dialect]
     if args.no_scrub:
         if not (args.out or args.dest):
             ap.error("--no-scrub needs --out (never unscrubbed files in testdata/clients/)")

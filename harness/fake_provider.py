@@ -475,6 +475,163 @@ VERTEX_GEMINI_ERRORS = {
 }
 
 
+# ---------------------------------------------------------------------------
+# provider dialects: the same OpenAI-compatible API as a third-party provider
+# or gateway speaks it. A CLI pointed at one of them reads its error bodies,
+# not OpenAI's: other statuses (402 for a spent balance), other shapes (a
+# string `error`, a numeric or string `code`, OpenRouter's `metadata.raw`),
+# other words. `--dialect NAME` answers the OpenAI families (Chat Completions,
+# Responses, the model list) so; a scenario the dialect does not define keeps
+# OpenAI's answer. Each entry's source is the provider's own documentation
+# or server code, cited beside it.
+
+def _or(status: int, message: str, **extra):
+    """OpenRouter's error object: the HTTP status again as an integer `code`."""
+    return {"error": {"code": status, "message": message, **extra}}
+
+
+def _litellm(status: int, message: str, etype=None, param=None):
+    """LiteLLM proxy's ProxyException: the status as a string `code`."""
+    return {"error": {"message": message, "type": etype, "param": param, "code": str(status)}}
+
+
+def _oai(message: str, etype, code):
+    return {"error": {"message": message, "type": etype, "param": None, "code": code}}
+
+
+def _ollama(message: str, etype: str = "api_error"):
+    """Ollama's /v1 error object: its type from the status, `code` always null."""
+    return {"error": {"message": message, "type": etype, "param": None, "code": None}}
+
+
+def _zai(code: str, message: str):
+    """Z.ai's (Zhipu's) error object: the business code as a string, no type."""
+    return {"error": {"code": code, "message": message}}
+
+
+UPSTREAM_RATE = ("Rate limit reached for fake-model-1 in organization org-fake on requests per min (RPM): "
+                 "Limit 3, Used 3, Requested 1. Please try again in 2s.")
+ZAI_OVERLOADED = "该模型当前访问量过大，请您稍后再试"
+
+DIALECTS = {
+    # OpenRouter: OpenRouterTeam/docs api_reference/errors-and-debugging.mdx and
+    # openapi/openapi.yaml @c26125a (the examples' messages); the invalid key's
+    # `User not found.` as a `train` corpus row shows it (anomalyco/opencode#2245)
+    "openrouter": {
+        "rate-limit": (429, _or(429, "Rate limit exceeded",
+                                metadata={"error_type": "rate_limit_exceeded", "provider_code": "rate_limited"})),
+        "payment": (402, _or(402, "Insufficient credits. Add more using https://openrouter.ai/credits")),
+        "auth": (401, _or(401, "User not found.")),
+        # the 529 ProviderOverloadedResponse; its older `metadata` names the provider and its raw body
+        "overloaded": (529, _or(529, "Provider returned error", metadata={
+            "provider_name": "Fake", "raw": json.dumps({"type": "error", "error": {"type": "overloaded_error",
+                                                                                 "message": "Overloaded"}})})),
+        "bad-gateway": (502, _or(502, "Provider returned error",
+                                 metadata={"error_type": "provider_unavailable"})),
+        # a model that is not one: the documented example has no `code`
+        "not-found": (400, {"error": {"message": "fake-model-1 is not a valid model ID", "error_type":
+                                      "invalid_request", "http_status": 400, "availability": {
+                                          "code": "model_not_found", "retryable": False,
+                                          "requested_models": ["fake-model-1"]}}}),
+        "stream-overloaded": None,
+    },
+    # LiteLLM proxy: BerriAI/litellm litellm/proxy/proxy_server.py
+    # openai_exception_handler, litellm/proxy/_types.py ProxyException,
+    # litellm/exceptions.py (each message prefixed `litellm.<Class>: `),
+    # litellm/proxy/auth/auth_checks.py get_key_object; the upstream's own
+    # message (here OpenAI's) after `OpenAIException - `
+    "litellm": {
+        "rate-limit": (429, _litellm(429, "litellm.RateLimitError: RateLimitError: OpenAIException - " + UPSTREAM_RATE,
+                                     "throttling_error"), {"retry-after": "2"}),
+        # BudgetExceededError; 400 before the status became configurable (422 by default now)
+        "quota": (400, _litellm(400, "Budget has been exceeded! Current cost: 10.0152, Max budget: 10.0",
+                                "budget_exceeded")),
+        "auth": (401, _litellm(401, "Authentication Error, Invalid proxy server token passed. key=88dc28d0f030c55ed4ab"
+                                    "77ed8faf098196cb1c05df778539800c9f1243fe6b4b, not found in db. Create key via "
+                                    "`/key/generate` call.", "token_not_found_in_db", "key")),
+        "overloaded": (503, _litellm(503, "litellm.ServiceUnavailableError: ServiceUnavailableError: OpenAIException "
+                                          "- The server is overloaded. Please try again later.")),
+        "server-error": (500, _litellm(500, "litellm.InternalServerError: InternalServerError: OpenAIException - The "
+                                            "server had an error while processing your request. Sorry about that!")),
+        # the double prefix of ContextWindowExceededError: a subclass of BadRequestError
+        "too-long": (400, _litellm(400, "litellm.ContextWindowExceededError: litellm.BadRequestError: "
+                                        "ContextWindowExceededError: OpenAIException - This model's maximum context "
+                                        "length is 128000 tokens. However, your messages resulted in 250112 tokens. "
+                                        "Please reduce the length of the messages.")),
+        "not-found": (404, _litellm(404, "litellm.NotFoundError: NotFoundError: OpenAIException - The model "
+                                         "`fake-model-1` does not exist or you do not have access to it.")),
+        "stream-overloaded": None,
+    },
+    # DeepSeek: api-docs.deepseek.com/quick_start/error_codes (each status's
+    # title); the body is OpenAI's shape with the title as its message (the
+    # docs show no body: its type and code are the harness's)
+    "deepseek": {
+        "rate-limit": (429, _oai("Rate Limit Reached", "rate_limit_error", "rate_limit_reached")),
+        "payment": (402, _oai("Insufficient Balance", "unknown_error", "invalid_request_error")),
+        "auth": (401, _oai("Authentication Fails, Your api key: ****0000 is invalid", "authentication_error",
+                           "invalid_request_error")),
+        "overloaded": (503, _oai("Server Overloaded", "server_error", "server_overloaded")),
+    },
+    # Z.ai / Zhipu GLM: docs.z.ai/api-reference/api-code and
+    # docs.bigmodel.cn/cn/api/api-code (business codes and messages; a spent
+    # balance and an overloaded model are 429s too), zai-org/z-ai-sdk-python
+    # @d8d898b (the code a string); the 1113 body as a user quoted it in
+    # zai-org/GLM-5#49
+    "zai": {
+        "rate-limit": (429, _zai("1302", "您的账户已达到速率限制，请您控制请求频率")),
+        "quota": (429, _zai("1113", "Insufficient balance or no resource package. Please recharge.")),
+        "overloaded": (429, _zai("1305", ZAI_OVERLOADED)),
+        "auth": (401, _zai("1002", "Invalid Authentication Token, please confirm the correct transmission of the "
+                                   "Authentication Token")),
+        "not-found": (400, _zai("1211", "Model does not exist, please check the model code")),
+        "stream-overloaded": None,
+    },
+    # Ollama's OpenAI-compatible endpoint: ollama/ollama @fb30760
+    # openai/openai.go (the error object), server/sched.go ErrMaxQueue (two
+    # blanks in it), server/routes.go (a model not pulled),
+    # llm/llama_server.go (a runner that died; its context-length refusal)
+    "ollama": {
+        "overloaded": (503, _ollama("server busy, please try again.  maximum pending requests exceeded")),
+        "server-error": (500, _ollama("llama-server process has terminated: exit status 2")),
+        "not-found": (404, _ollama('model "fake-model-1" not found, try pulling it first', "not_found_error")),
+        "too-long": (400, _ollama("the prompt is longer than the context length currently available to the model; "
+                                  "shorten the prompt, adjust the context length in settings, or use a model with a "
+                                  "longer context length", "invalid_request_error")),
+        "stream-overloaded": None,
+    },
+}
+
+# What a dialect sends inside a begun Chat Completions stream in place of
+# OpenAI's `data: {"error": …}`: OpenRouter a chunk with a top-level `error`
+# and `finish_reason: "error"` (errors-and-debugging.mdx, streaming.mdx);
+# LiteLLM the ProxyException's object (common_request_processing.py
+# async_data_generator); Z.ai an `error` object (the SDK's _streaming.py
+# reads it; the server's form is not documented); Ollama's /v1 writer drops
+# the runner's error and leaves an empty chunk with no finish (openai.go's
+# ChatWriter, read from source)
+DIALECT_STREAM_ERRORS = {
+    "openrouter": {"id": "gen-fake", "object": "chat.completion.chunk", "created": 0, "model": MODEL,
+                   "provider": "Fake", "error": {"code": "server_error",
+                                                 "message": "Provider disconnected unexpectedly"},
+                   "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "error"}]},
+    "litellm": _litellm(503, "litellm.ServiceUnavailableError: ServiceUnavailableError: OpenAIException - The "
+                             "server is overloaded. Please try again later."),
+    "zai": _zai("1305", ZAI_OVERLOADED),
+    "ollama": {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": MODEL,
+               "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]},
+}
+
+
+def dialect_error(dialect: str | None, scenario: str):
+    """(status, body, headers) of `dialect`'s answer for `scenario`, or None
+    where the dialect has no answer of its own for it."""
+    entry = DIALECTS.get(dialect or "", {}).get(scenario)
+    if entry is None:
+        return None
+    status, body, *headers = entry
+    return status, json.loads(json.dumps(body)), dict(headers[0]) if headers else {}
+
+
 def eventstream_frame(headers: dict, payload: bytes) -> bytes:
     """One AWS event-stream message: the prelude (total and header lengths and
     their CRC-32), string-typed headers, the payload, the message's CRC-32."""
@@ -1264,6 +1421,8 @@ class Handler(BaseHTTPRequestHandler):
     flaky_left = FLAKY_FAILURES
     # the cloud route of the request being answered: None, "bedrock" or "vertex"
     _route = None
+    # the provider dialect of the OpenAI families' errors (DIALECTS), or None
+    dialect = None
 
     def log_message(self, fmt, *args):  # silence the default stderr log
         pass
@@ -1452,6 +1611,8 @@ class Handler(BaseHTTPRequestHandler):
             if self._route == "bedrock":
                 # Bedrock ends a stream with an exception of its own, not the model's error event
                 self.wfile.write(bedrock_exception("serviceUnavailableException", BEDROCK_ERRORS["unavailable"][2]))
+            elif family == "openai-chat" and self.dialect in DIALECT_STREAM_ERRORS:
+                self.wfile.write(self._sse_frame(None, DIALECT_STREAM_ERRORS[self.dialect]))
             else:
                 self.wfile.write(self._sse_frame(*stream_error_event(family, model, n + 1)))
             self.wfile.flush()
@@ -1630,7 +1791,7 @@ class Handler(BaseHTTPRequestHandler):
         long_wait = sc == "rate-limit-long"
         if long_wait:
             sc = "rate-limit"
-        headers = {}
+        headers, own_headers = {}, False
         if self._route == "bedrock":
             status, body, headers = bedrock_error(sc)
         elif self._route == "vertex":
@@ -1646,13 +1807,17 @@ class Handler(BaseHTTPRequestHandler):
                 body["error"]["details"] = [
                     {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "%ds" % RETRY_AFTER_LONG_S}
                 ]
+        elif dialect_error(self.dialect, sc):
+            # the dialect's own headers: a retry-after only where it sends one
+            status, body, headers = dialect_error(self.dialect, sc)
+            own_headers = True
         else:
             status, body = openai_error(sc)
             if long_wait:
                 body["error"]["message"] = body["error"]["message"].replace(
                     "try again in 2s", "try again in %dm0s" % (RETRY_AFTER_LONG_S // 60)
                 )
-        if sc == "rate-limit":
+        if sc == "rate-limit" and not own_headers:
             headers["retry-after"] = str(RETRY_AFTER_LONG_S if long_wait else RETRY_AFTER_S)
         if family == "anthropic" and sc == "overloaded" and self._route != "bedrock":
             headers["x-should-retry"] = "true"
@@ -1672,9 +1837,15 @@ class Handler(BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         if self.scenario in ("auth", "forbidden") and ("/models" in path):
             fam = "gemini" if "v1beta" in path else "openai"
-            status, body = gemini_error(self.scenario) if fam == "gemini" else openai_error(self.scenario)
+            headers = {}
+            if fam == "gemini":
+                status, body = gemini_error(self.scenario)
+            elif dialect_error(self.dialect, self.scenario):
+                status, body, headers = dialect_error(self.dialect, self.scenario)
+            else:
+                status, body = openai_error(self.scenario)
             self._log(status, fam)
-            self._send_json(status, body)
+            self._send_json(status, body, headers)
             return
         if path.rstrip("/").endswith("/models") and "v1beta" in path:
             self._log(200, "gemini-probe")
@@ -1827,6 +1998,8 @@ def main(argv=None):
     ap.add_argument("--scenario", choices=SCENARIOS, required=True)
     ap.add_argument("--log", help="append one JSON line per request to this file")
     ap.add_argument("--port-file", help="write the bound port here once listening")
+    ap.add_argument("--dialect", choices=sorted(DIALECTS),
+                    help="answer the OpenAI families' errors as this third-party provider does")
     ap.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM; the tls scenario)")
     ap.add_argument("--tls-key", help="the certificate's private key (PEM)")
     args = ap.parse_args(argv)
@@ -1834,6 +2007,7 @@ def main(argv=None):
     handler = handler_for(args.scenario)
     handler.scenario = args.scenario
     handler.log_path = args.log
+    handler.dialect = args.dialect
     srv = ThreadingHTTPServer(("127.0.0.1", args.port), handler)
     srv.daemon_threads = True
     if args.tls_cert:

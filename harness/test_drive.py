@@ -3,6 +3,8 @@
     python3 -m unittest discover -s harness
 """
 
+import contextlib
+import io
 import json
 import os
 import sys
@@ -213,6 +215,35 @@ class RouteTest(unittest.TestCase):
         self.assertEqual(drive.fixture_dir_name("claude", {"version": "1.2.3"}), "claude@1.2.3")
 
 
+class DialectTest(unittest.TestCase):
+    def test_every_dialect_plays_scenarios_the_harness_knows(self):
+        for dialect, table in fake_provider.DIALECTS.items():
+            for scenario in table:
+                self.assertIn(scenario, fake_provider.SCENARIOS, dialect)
+                self.assertIn(scenario, drive.EXPECT, dialect)
+            for scenario, entry in table.items():
+                if entry is not None:
+                    self.assertIn(entry[0], range(400, 600), (dialect, scenario))
+                    self.assertIn("error", entry[1], (dialect, scenario))
+
+    def test_a_dialect_names_its_directory_and_runs_only_the_openai_speaking_clis(self):
+        self.assertEqual(drive.fixture_dir_name("opencode", {"version": "1.2.3", "dialect": "zai"}),
+                         "opencode@1.2.3+zai")
+        base = "http://127.0.0.1:9"
+        for cli in drive.CLIS:
+            with tempfile.TemporaryDirectory() as d:
+                home = Path(d) / "home"
+                env = drive.CLIS[cli][0](home, Path(d) / "work", base)
+                files = "".join(f.read_text() for f in home.rglob("*") if f.is_file())
+            # the OpenAI-compatible endpoint is `<base>/v1`, or goose's host it appends v1/… to
+            speaks_openai = base + "/v1" in env.values() or base + "/v1" in files or env.get("OPENAI_HOST") == base
+            self.assertEqual(cli in drive.DIALECT_CLIS, speaks_openai, cli)
+
+    def test_route_and_dialect_are_not_given_together(self):
+        with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
+            drive.main(["--run", "--cli", "opencode", "--route", "bedrock", "--dialect", "zai"])
+
+
 class ProxyScenarioTest(unittest.TestCase):
     def test_a_proxy_scenario_names_the_proxy_and_a_provider_only_it_could_reach(self):
         with tempfile.TemporaryDirectory() as d:
@@ -229,7 +260,7 @@ class ProxyScenarioTest(unittest.TestCase):
 class ProviderAnswerTest(unittest.TestCase):
     """The fake provider on 127.0.0.1, asked as a client would ask it."""
 
-    def serve(self, scenario, path="/v1/chat/completions", **extra):
+    def serve(self, scenario, path="/v1/chat/completions", dialect=None, **extra):
         """POST a one-message request to a fresh provider; the connection."""
         import http.client
         import threading
@@ -237,6 +268,7 @@ class ProviderAnswerTest(unittest.TestCase):
 
         handler = fake_provider.handler_for(scenario)
         handler.scenario = scenario
+        handler.dialect = dialect
         handler.log_path = None
         srv = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         srv.daemon_threads = True
@@ -255,6 +287,46 @@ class ProviderAnswerTest(unittest.TestCase):
         conn = self.serve("closed")
         with self.assertRaises(http.client.RemoteDisconnected):
             conn.getresponse()
+
+    def test_a_dialect_answers_the_openai_families_its_own_way(self):
+        for path in ("/v1/chat/completions", "/v1/responses"):
+            resp = self.serve("payment", path, dialect="openrouter").getresponse()
+            body = json.loads(resp.read())
+            self.assertEqual((resp.status, body["error"]["code"]), (402, 402), path)
+            self.assertTrue(body["error"]["message"].startswith("Insufficient credits"), path)
+        # Z.ai's spent balance is a 429 whose code is a string
+        resp = self.serve("quota", dialect="zai").getresponse()
+        self.assertEqual((resp.status, json.loads(resp.read())["error"]["code"]), (429, "1113"))
+        # the Anthropic API is not an OpenAI family: its own body
+        resp = self.serve("payment", "/v1/messages", dialect="openrouter", max_tokens=8).getresponse()
+        self.assertEqual(json.loads(resp.read())["error"]["type"], "billing_error")
+
+    def test_a_scenario_a_dialect_does_not_define_keeps_openai_s_answer(self):
+        resp = self.serve("server-error", dialect="deepseek").getresponse()
+        self.assertEqual(resp.status, 500)
+        self.assertIn("server had an error", json.loads(resp.read())["error"]["message"])
+
+    def test_a_dialect_s_rate_limit_sends_a_retry_after_only_where_it_does(self):
+        waits = {d: self.serve("rate-limit", dialect=d).getresponse().getheader("retry-after")
+                 for d in (None, "litellm", "deepseek")}
+        self.assertEqual(waits, {None: "2", "litellm": "2", "deepseek": None})
+
+    def test_a_dialect_ends_a_begun_chat_stream_with_its_own_error(self):
+        resp = self.serve("stream-overloaded", dialect="openrouter", stream=True).getresponse()
+        self.assertEqual(resp.status, 200)
+        frames = resp.read().decode().strip().split("\n\n")
+        self.assertNotIn("data: [DONE]", frames)
+        last = json.loads(frames[-1].removeprefix("data: "))
+        self.assertEqual(last["choices"][0]["finish_reason"], "error")
+        self.assertEqual(last["error"]["message"], "Provider disconnected unexpectedly")
+        self.assertIn("delta", json.loads(frames[0].removeprefix("data: "))["choices"][0])
+
+    def test_every_dialect_s_answer_is_a_fresh_copy(self):
+        status, body, _ = fake_provider.dialect_error("litellm", "auth")
+        body["error"]["message"] = "changed"
+        self.assertNotEqual(fake_provider.dialect_error("litellm", "auth")[1]["error"]["message"], "changed")
+        self.assertIsNone(fake_provider.dialect_error(None, "auth"))
+        self.assertIsNone(fake_provider.dialect_error("openrouter", "stream-overloaded"))
 
     def test_unavailable_answers_a_status(self):
         conn = self.serve("unavailable")
