@@ -34,7 +34,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from fake_provider import DIALECTS
+from fake_provider import DIALECTS, dialect_scenarios
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -1443,7 +1443,7 @@ def run_inner(args) -> int:
     dest_root = Path(args.dest) if args.dest else FIXTURES
     clis = args.cli or list(CLIS)
     # a dialect's own scenarios by default: the others are OpenAI's answers again
-    scenarios = args.scenario or (list(DIALECTS[args.dialect]) if args.dialect else DEFAULT_SCENARIOS)
+    scenarios = args.scenario or (dialect_scenarios(args.dialect) if args.dialect else DEFAULT_SCENARIOS)
     modes = [args.mode] if args.mode else ["tui", "headless"]
     work_root = Path(tempfile.mkdtemp(prefix="fsh-", dir=str(CACHE / "runs") if (CACHE / "runs").is_dir() else None))
     for cli in clis:

@@ -495,6 +495,13 @@ def _litellm(status: int, message: str, etype=None, param=None):
     return {"error": {"message": message, "type": etype, "param": param, "code": str(status)}}
 
 
+def _litellm_wrap(classes: str, scenario: str) -> str:
+    """The message of a provider's error the LiteLLM proxy passes on:
+    `litellm.{Class}: {Class}: OpenAIException - ` (litellm/exceptions.py)
+    before the upstream's own message, here OpenAI's answer for `scenario`."""
+    return f"litellm.{classes}: OpenAIException - " + openai_error(scenario)[1]["error"]["message"]
+
+
 def _oai(message: str, etype, code):
     return {"error": {"message": message, "type": etype, "param": None, "code": code}}
 
@@ -509,8 +516,6 @@ def _zai(code: str, message: str):
     return {"error": {"code": code, "message": message}}
 
 
-UPSTREAM_RATE = ("Rate limit reached for fake-model-1 in organization org-fake on requests per min (RPM): "
-                 "Limit 3, Used 3, Requested 1. Please try again in 2s.")
 ZAI_OVERLOADED = "该模型当前访问量过大，请您稍后再试"
 
 DIALECTS = {
@@ -533,7 +538,6 @@ DIALECTS = {
                                       "invalid_request", "http_status": 400, "availability": {
                                           "code": "model_not_found", "retryable": False,
                                           "requested_models": ["fake-model-1"]}}}),
-        "stream-overloaded": None,
     },
     # LiteLLM proxy: BerriAI/litellm litellm/proxy/proxy_server.py
     # openai_exception_handler, litellm/proxy/_types.py ProxyException,
@@ -541,7 +545,7 @@ DIALECTS = {
     # litellm/proxy/auth/auth_checks.py get_key_object; the upstream's own
     # message (here OpenAI's) after `OpenAIException - `
     "litellm": {
-        "rate-limit": (429, _litellm(429, "litellm.RateLimitError: RateLimitError: OpenAIException - " + UPSTREAM_RATE,
+        "rate-limit": (429, _litellm(429, _litellm_wrap("RateLimitError: RateLimitError", "rate-limit"),
                                      "throttling_error"), {"retry-after": "2"}),
         # BudgetExceededError; 400 before the status became configurable (422 by default now)
         "quota": (400, _litellm(400, "Budget has been exceeded! Current cost: 10.0152, Max budget: 10.0",
@@ -549,18 +553,13 @@ DIALECTS = {
         "auth": (401, _litellm(401, "Authentication Error, Invalid proxy server token passed. key=88dc28d0f030c55ed4ab"
                                     "77ed8faf098196cb1c05df778539800c9f1243fe6b4b, not found in db. Create key via "
                                     "`/key/generate` call.", "token_not_found_in_db", "key")),
-        "overloaded": (503, _litellm(503, "litellm.ServiceUnavailableError: ServiceUnavailableError: OpenAIException "
-                                          "- The server is overloaded. Please try again later.")),
-        "server-error": (500, _litellm(500, "litellm.InternalServerError: InternalServerError: OpenAIException - The "
-                                            "server had an error while processing your request. Sorry about that!")),
+        "overloaded": (503, _litellm(503, _litellm_wrap("ServiceUnavailableError: ServiceUnavailableError",
+                                                        "overloaded"))),
+        "server-error": (500, _litellm(500, _litellm_wrap("InternalServerError: InternalServerError", "server-error"))),
         # the double prefix of ContextWindowExceededError: a subclass of BadRequestError
-        "too-long": (400, _litellm(400, "litellm.ContextWindowExceededError: litellm.BadRequestError: "
-                                        "ContextWindowExceededError: OpenAIException - This model's maximum context "
-                                        "length is 128000 tokens. However, your messages resulted in 250112 tokens. "
-                                        "Please reduce the length of the messages.")),
-        "not-found": (404, _litellm(404, "litellm.NotFoundError: NotFoundError: OpenAIException - The model "
-                                         "`fake-model-1` does not exist or you do not have access to it.")),
-        "stream-overloaded": None,
+        "too-long": (400, _litellm(400, _litellm_wrap("ContextWindowExceededError: litellm.BadRequestError: "
+                                                      "ContextWindowExceededError", "too-long"))),
+        "not-found": (404, _litellm(404, _litellm_wrap("NotFoundError: NotFoundError", "not-found"))),
     },
     # DeepSeek: api-docs.deepseek.com/quick_start/error_codes (each status's
     # title); the body is OpenAI's shape with the title as its message (the
@@ -584,7 +583,6 @@ DIALECTS = {
         "auth": (401, _zai("1002", "Invalid Authentication Token, please confirm the correct transmission of the "
                                    "Authentication Token")),
         "not-found": (400, _zai("1211", "Model does not exist, please check the model code")),
-        "stream-overloaded": None,
     },
     # Ollama's OpenAI-compatible endpoint: ollama/ollama @fb30760
     # openai/openai.go (the error object), server/sched.go ErrMaxQueue (two
@@ -597,7 +595,6 @@ DIALECTS = {
         "too-long": (400, _ollama("the prompt is longer than the context length currently available to the model; "
                                   "shorten the prompt, adjust the context length in settings, or use a model with a "
                                   "longer context length", "invalid_request_error")),
-        "stream-overloaded": None,
     },
 }
 
@@ -614,12 +611,17 @@ DIALECT_STREAM_ERRORS = {
                    "provider": "Fake", "error": {"code": "server_error",
                                                  "message": "Provider disconnected unexpectedly"},
                    "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "error"}]},
-    "litellm": _litellm(503, "litellm.ServiceUnavailableError: ServiceUnavailableError: OpenAIException - The "
-                             "server is overloaded. Please try again later."),
+    "litellm": DIALECTS["litellm"]["overloaded"][1],
     "zai": _zai("1305", ZAI_OVERLOADED),
     "ollama": {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": MODEL,
                "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]},
 }
+
+
+def dialect_scenarios(dialect: str) -> list[str]:
+    """The scenarios `dialect` answers its own way: its table's, and
+    `stream-overloaded` where it ends a begun stream its own way."""
+    return list(DIALECTS[dialect]) + (["stream-overloaded"] if dialect in DIALECT_STREAM_ERRORS else [])
 
 
 def dialect_error(dialect: str | None, scenario: str):
@@ -1807,9 +1809,9 @@ class Handler(BaseHTTPRequestHandler):
                 body["error"]["details"] = [
                     {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "%ds" % RETRY_AFTER_LONG_S}
                 ]
-        elif dialect_error(self.dialect, sc):
+        elif answer := dialect_error(self.dialect, sc):
             # the dialect's own headers: a retry-after only where it sends one
-            status, body, headers = dialect_error(self.dialect, sc)
+            status, body, headers = answer
             own_headers = True
         else:
             status, body = openai_error(sc)
@@ -1840,8 +1842,8 @@ class Handler(BaseHTTPRequestHandler):
             headers = {}
             if fam == "gemini":
                 status, body = gemini_error(self.scenario)
-            elif dialect_error(self.dialect, self.scenario):
-                status, body, headers = dialect_error(self.dialect, self.scenario)
+            elif answer := dialect_error(self.dialect, self.scenario):
+                status, body, headers = answer
             else:
                 status, body = openai_error(self.scenario)
             self._log(status, fam)

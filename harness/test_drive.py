@@ -218,13 +218,14 @@ class RouteTest(unittest.TestCase):
 class DialectTest(unittest.TestCase):
     def test_every_dialect_plays_scenarios_the_harness_knows(self):
         for dialect, table in fake_provider.DIALECTS.items():
-            for scenario in table:
+            for scenario in fake_provider.dialect_scenarios(dialect):
                 self.assertIn(scenario, fake_provider.SCENARIOS, dialect)
                 self.assertIn(scenario, drive.EXPECT, dialect)
             for scenario, entry in table.items():
-                if entry is not None:
-                    self.assertIn(entry[0], range(400, 600), (dialect, scenario))
-                    self.assertIn("error", entry[1], (dialect, scenario))
+                self.assertIn(entry[0], range(400, 600), (dialect, scenario))
+                self.assertIn("error", entry[1], (dialect, scenario))
+        self.assertIn("stream-overloaded", fake_provider.dialect_scenarios("openrouter"))
+        self.assertNotIn("stream-overloaded", fake_provider.dialect_scenarios("deepseek"))
 
     def test_a_dialect_names_its_directory_and_runs_only_the_openai_speaking_clis(self):
         self.assertEqual(drive.fixture_dir_name("opencode", {"version": "1.2.3", "dialect": "zai"}),
@@ -327,6 +328,10 @@ class ProviderAnswerTest(unittest.TestCase):
         self.assertNotEqual(fake_provider.dialect_error("litellm", "auth")[1]["error"]["message"], "changed")
         self.assertIsNone(fake_provider.dialect_error(None, "auth"))
         self.assertIsNone(fake_provider.dialect_error("openrouter", "stream-overloaded"))
+        # the proxy passes the upstream's own message on behind its classes
+        rate = fake_provider.dialect_error("litellm", "rate-limit")[1]["error"]["message"]
+        self.assertEqual(rate, "litellm.RateLimitError: RateLimitError: OpenAIException - "
+                         + fake_provider.openai_error("rate-limit")[1]["error"]["message"])
 
     def test_unavailable_answers_a_status(self):
         conn = self.serve("unavailable")
