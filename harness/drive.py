@@ -52,6 +52,7 @@ EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidd
                    "stream-overloaded", "cdn-timeout", "empty-503", "blocked",
                    "maintenance", "no-upstream", "upstream-reset", "stall", "cdn-rate-limit", "tool",
                    "write", "request-timeout", "proxy-auth", "disk-full",
+                   "plan-session", "plan-weekly", "plan-model", "plan-credits", "plan-spend-cap", "plan-disabled",
                    "proxy-down", "proxy-tunnel", "proxy-tunnel-auth")
 # no fault at all: the answer (HEALTHY_RE) is what a run waits for, and no
 # file is `visible` (in `tool` the tools' own output, in `write` the file the agent
@@ -125,6 +126,10 @@ EXPECT = {
     "payment": ("pause", "quota"),
     # overloaded twice, then answered: the session got past the outage
     "flaky": ("charge", "none"),
+    # a subscription plan's usage is spent (a window, paid extra usage, an admin's
+    # setting): the clock or a person must act
+    **{s: ("pause", "quota_usage_limit") for s in ("plan-session", "plan-weekly", "plan-model", "plan-credits",
+                                                   "plan-spend-cap", "plan-disabled")},
     # no route to the provider (the network or the VPN is down)
     "unreachable": ("pause", "connection"),
     # a proxy or load balancer in front of the provider dropped the request
@@ -224,6 +229,10 @@ FAULT_RE["closed"] = (r"(?i)socket hang up|other side closed|disconnected|empty 
 FAULT_RE["disk-full"] = (r"(?i)ENOSPC|EDQUOT|no space left|disk (?:is )?full|out of (?:disk )?space|"
                          r"not enough (?:disk )?space|insufficient (?:disk )?space|os error 28|Errno 28|quota exceeded")
 FAULT_RE["flaky"] = FAULT_RE["overloaded"]
+# a plan's usage spent: the CLIs' own limit messages (loose, as the rest)
+for _s in ("plan-session", "plan-weekly", "plan-model", "plan-credits", "plan-spend-cap", "plan-disabled"):
+    FAULT_RE[_s] = (FAULT_RE["quota"] + r"|hit your|usage limit|out of usage|usage credits|spend limit|"
+                    r"usage allocation|upgrade to plus|\b429\b|rate.?limit")
 FAULT_RE["rate-limit-long"] = FAULT_RE["rate-limit"]
 FAULT_RE["cdn-timeout"] = r"(?i)\b524\b|a timeout occurred|timed out|timeout"
 FAULT_RE["empty-503"] = FAULT_RE["unavailable"]
@@ -578,6 +587,13 @@ def setup_claude_bedrock(home: Path, work: Path, base: str) -> dict:
                   "CLAUDE_CODE_SKIP_BEDROCK_AUTH": "1", "AWS_REGION": "us-east-1"}
 
 
+def setup_claude_plan(home: Path, work: Path, base: str) -> dict:
+    # a Claude subscription's sign-in instead of an API key: the long-lived token
+    # `claude setup-token` prints, in the variable Claude Code reads it from
+    env = {k: v for k, v in setup_claude(home, work, base).items() if k != "ANTHROPIC_API_KEY"}
+    return env | {"CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-" + "fake" * 20}
+
+
 def setup_claude_vertex(home: Path, work: Path, base: str) -> dict:
     # the SDK appends projects/…/locations/…/publishers/anthropic/models/M:streamRawPredict
     env = {k: v for k, v in setup_claude(home, work, base).items() if not k.startswith("ANTHROPIC_")}
@@ -668,6 +684,7 @@ def setup_openhands_bedrock(home: Path, work: Path, base: str) -> dict:
 ROUTES = {
     ("claude", "bedrock"): setup_claude_bedrock,
     ("claude", "vertex"): setup_claude_vertex,
+    ("claude", "plan"): setup_claude_plan,
     ("opencode", "bedrock"): setup_opencode_bedrock,
     ("goose", "bedrock"): setup_goose_bedrock,
     ("openhands", "bedrock"): setup_openhands_bedrock,

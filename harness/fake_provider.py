@@ -100,6 +100,17 @@ The scenario decides what the generation endpoints answer:
   not-found     404: the model does not exist (Anthropic `not_found_error`,
                 OpenAI `model_not_found`, Gemini `NOT_FOUND`): the session's
                 configuration, to be charged
+  plan-session, plan-weekly, plan-model, plan-credits, plan-spend-cap,
+  plan-disabled  a subscription plan's usage is spent: Anthropic 429 with the
+                `anthropic-ratelimit-unified-*` headers Claude Code builds its
+                limit message from (the five-hour window, the weekly one, a
+                model's weekly one; then the five-hour window with paid extra
+                usage refused because the credits are gone, the org's spend cap
+                is reached, or an admin turned the member's usage off); the
+                Responses family 429 `usage_limit_reached` with a `plan_type`
+                and `resets_at` (Plus, Pro, Team, `usage_not_included`,
+                Enterprise, Free: each a message of Codex's own); every other
+                family the `quota` answer
   tool          no fault: the first generation request of a conversation that
                 offers a shell tool gets a call of it whose command prints
                 twelve lines of error-looking text, the second a call that
@@ -179,6 +190,12 @@ SCENARIOS = (
     "not-found",
     "payment",
     "flaky",
+    "plan-session",
+    "plan-weekly",
+    "plan-model",
+    "plan-credits",
+    "plan-spend-cap",
+    "plan-disabled",
     "tool",
     "write",
     "disk-full",
@@ -382,6 +399,56 @@ def gemini_error(scenario: str):
     }
     status, gstatus, msg = table[scenario]
     return status, {"error": {"code": status, "message": msg, "status": gstatus}}
+
+
+# the `plan-*` scenarios: (the window Anthropic's headers name, the overage
+# refusal's reason or None, days until the reset or None for 3h17m; the Codex
+# plan_type, or the error type `usage_not_included`)
+PLAN_LIMITS = {
+    "plan-session": ("five_hour", None, None, "plus"),
+    "plan-weekly": ("seven_day", None, 3, "pro"),
+    "plan-model": ("seven_day_opus", None, 3, "team"),
+    "plan-credits": ("five_hour", "out_of_credits", None, "usage_not_included"),
+    "plan-spend-cap": ("five_hour", "org_spend_cap_reached", None, "enterprise"),
+    "plan-disabled": ("five_hour", "member_level_disabled", None, "free"),
+}
+
+
+def plan_limit_error(scenario: str, family: str):
+    """(status, body, headers) of a subscription plan whose usage is spent.
+
+    Anthropic: the header names and values Claude Code reads
+    (`anthropic-ratelimit-unified-status` `rejected`, `-representative-claim`
+    naming the window, `-reset` in epoch seconds, `-overage-status` and
+    `-overage-disabled-reason` for paid extra usage; @anthropic-ai/claude-code
+    2.1.332's bundle). OpenAI Responses: the body Codex maps to its usage
+    limit (`type` `usage_limit_reached` with `plan_type` and `resets_at`, or
+    `usage_not_included`; openai/codex codex-rs/core/src/api_bridge.rs
+    UsageErrorResponse).
+    """
+    claim, refused, days, plan = PLAN_LIMITS[scenario]
+    reset = int(time.time()) + (days * 86400 if days else 3 * 3600 + 17 * 60)
+    if family == "anthropic":
+        status, body = anthropic_error("rate-limit")
+        body["error"]["message"] = "This request would exceed your account's rate limit. Please try again later."
+        headers = {
+            "anthropic-ratelimit-unified-status": "rejected",
+            "anthropic-ratelimit-unified-representative-claim": claim,
+            "anthropic-ratelimit-unified-reset": str(reset),
+        }
+        if refused:
+            headers["anthropic-ratelimit-unified-overage-status"] = "rejected"
+            headers["anthropic-ratelimit-unified-overage-disabled-reason"] = refused
+        return status, body, headers
+    if family == "gemini":
+        status, body = gemini_error("quota")
+        return status, body, {}
+    if plan == "usage_not_included":
+        return 429, {"error": {"type": "usage_not_included", "message": "Usage is not included in this plan"}}, {}
+    error = {"type": "usage_limit_reached", "message": "The usage limit has been reached", "plan_type": plan}
+    if plan != "free":
+        error["resets_at"] = reset
+    return 429, {"error": error}, {}
 
 
 # Bedrock's errors as the InvokeModel API reference lists them (the exception
@@ -1789,6 +1856,11 @@ class Handler(BaseHTTPRequestHandler):
         if sc == "gateway-timeout":
             self._log(504, family, "gateway-timeout: nginx HTML page")
             self._send_html(504, GATEWAY_TIMEOUT_HTML)
+            return True
+        if sc in PLAN_LIMITS:
+            status, body, headers = plan_limit_error(sc, family)
+            self._log(status, family, sc + ": the plan's usage is spent")
+            self._send_json(status, body, headers)
             return True
         long_wait = sc == "rate-limit-long"
         if long_wait:

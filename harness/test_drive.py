@@ -9,6 +9,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
@@ -332,6 +333,31 @@ class ProviderAnswerTest(unittest.TestCase):
         rate = fake_provider.dialect_error("litellm", "rate-limit")[1]["error"]["message"]
         self.assertEqual(rate, "litellm.RateLimitError: RateLimitError: OpenAIException - "
                          + fake_provider.openai_error("rate-limit")[1]["error"]["message"])
+
+    def test_a_plan_limit_names_its_window_in_anthropic_s_headers(self):
+        resp = self.serve("plan-weekly", "/v1/messages", max_tokens=8).getresponse()
+        resp.read()
+        self.assertEqual(resp.status, 429)
+        self.assertEqual(resp.getheader("anthropic-ratelimit-unified-status"), "rejected")
+        self.assertEqual(resp.getheader("anthropic-ratelimit-unified-representative-claim"), "seven_day")
+        # the weekly window resets days on, the five-hour one within hours
+        self.assertGreater(int(resp.getheader("anthropic-ratelimit-unified-reset")) - time.time(), 2 * 86400)
+        self.assertIsNone(resp.getheader("anthropic-ratelimit-unified-overage-status"))
+        resp = self.serve("plan-disabled", "/v1/messages", max_tokens=8).getresponse()
+        resp.read()
+        self.assertEqual(resp.getheader("anthropic-ratelimit-unified-overage-disabled-reason"), "member_level_disabled")
+        self.assertLess(int(resp.getheader("anthropic-ratelimit-unified-reset")) - time.time(), 4 * 3600)
+
+    def test_a_plan_limit_is_codex_s_usage_body_on_the_responses_api(self):
+        error = json.loads(self.serve("plan-session", "/v1/responses").getresponse().read())["error"]
+        self.assertEqual((error["type"], error["plan_type"]), ("usage_limit_reached", "plus"))
+        self.assertIn("resets_at", error)
+        error = json.loads(self.serve("plan-disabled", "/v1/responses").getresponse().read())["error"]
+        self.assertEqual(error["plan_type"], "free")
+        self.assertNotIn("resets_at", error)
+        self.assertEqual(json.loads(self.serve("plan-credits", "/v1/responses").getresponse().read())["error"]["type"],
+                         "usage_not_included")
+        self.assertLessEqual(set(fake_provider.PLAN_LIMITS), set(drive.EXPECT) & set(drive.FAULT_RE))
 
     def test_unavailable_answers_a_status(self):
         conn = self.serve("unavailable")

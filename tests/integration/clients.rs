@@ -218,3 +218,35 @@ fn quota_and_auth_faults_are_never_retried() {
         .collect();
     assert!(retried.is_empty(), "{} retried:\n{}", retried.len(), retried.join("\n"));
 }
+
+/// A plan's spent usage (the `plan-*` scenarios): never retried, but for
+/// Claude Code's debug log, whose only trace is the 429's body; a reset time
+/// the verdict gives is whole (a time of day, with a date before it past a
+/// day), never a word a pane row cut (Codex wraps its own cell: `… try again
+/// at Dec` / `10th, 2026 10:25 AM.`); and every JSON form whose sentence names
+/// the time gives it.
+#[test]
+fn a_plan_limit_is_quota_with_a_whole_reset_time_or_none() {
+    let whole = regex::Regex::new(r"(?i)^(?:[A-Z][a-z]{2,8}\.? [0-9]{1,2}(?:st|nd|rd|th)?,? (?:[0-9]{4},? )?)?[0-9]{1,2}(?::[0-9]{2})? ?[ap]m(?: \([^)]+\))?$").unwrap();
+    let mut pipelines = BTreeMap::new();
+    let plans: Vec<Capture> = manifest().into_iter().filter(|c| c.visible && c.scenario.starts_with("plan-")).collect();
+    assert!(plans.len() >= 100, "plan captures: {}", plans.len());
+    let (mut hinted, mut problems) = (0, vec![]);
+    for c in &plans {
+        let v = classify(&mut pipelines, c);
+        let names_time = v.evidence.as_deref().is_some_and(|e| e.contains("resets ") || e.contains("try again at "));
+        match v.captures.groups.get("resume_at") {
+            Some(at) if whole.is_match(at) => hinted += 1,
+            Some(at) => problems.push(format!("{}: resume_at {at:?}", c.path)),
+            None if names_time && form_family(&c.form) == "json" => {
+                problems.push(format!("{}: no resume_at for {:?}", c.path, v.evidence))
+            }
+            None => {}
+        }
+        if v.action != Action::Pause && !c.form.contains("debug") {
+            problems.push(format!("{}: {:?} by {:?}", c.path, v.action, v.rule));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(hinted >= 60, "reset times given: {hinted}");
+}
