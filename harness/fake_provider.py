@@ -109,7 +109,10 @@ The scenario decides what the generation endpoints answer:
                 is reached, or an admin turned the member's usage off); the
                 Responses family 429 `usage_limit_reached` with a `plan_type`
                 and `resets_at` (Plus, Pro, Team, `usage_not_included`,
-                Enterprise, Free: each a message of Codex's own); every other
+                Enterprise, Free: each a message of Codex's own); the Gemini
+                family Google's 429 with the details Gemini CLI classifies by
+                (a Code Assist window, the free tier's daily requests, a model
+                outside the free tier; then the `quota` answer); every other
                 family the `quota` answer
   tool          no fault: the first generation request of a conversation that
                 offers a shell tool gets a call of it whose command prints
@@ -414,6 +417,47 @@ PLAN_LIMITS = {
 }
 
 
+def gemini_plan_error(scenario: str):
+    """A Google quota refusal with the details Gemini CLI classifies by.
+
+    `plan-session`: a Google sign-in's Code Assist window (`ErrorInfo`
+    `QUOTA_EXHAUSTED` in the `cloudcode-pa.googleapis.com` domain, the reset in
+    `RetryInfo` and in its sentence); `plan-weekly`: the Gemini API free
+    tier's daily requests (`QuotaFailure` whose `quotaId` names `PerDay`, and a
+    `RetryInfo`); `plan-model`: a model the free tier does not include
+    (`limit: 0` in the sentence); the others: the plain `quota` answer. The
+    fields are the ones packages/core's googleQuotaErrors reads
+    (@google/gemini-cli 0.61.0's bundle: `classifyGoogleError`).
+    """
+    wait = 3 * 3600 + 17 * 60
+    if scenario == "plan-session":
+        body = {"error": {"code": 429, "status": "RESOURCE_EXHAUSTED",
+                          "message": "You have exhausted your capacity on this model. Your quota will reset after "
+                                     "3h17m0s.",
+                          "details": [
+                              {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "QUOTA_EXHAUSTED",
+                               "domain": "cloudcode-pa.googleapis.com", "metadata": {"model": MODEL}},
+                              {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "%ds" % wait}]}}
+        return 429, body, {}
+    if scenario in ("plan-weekly", "plan-model"):
+        limit = "0" if scenario == "plan-model" else "250"
+        body = {"error": {"code": 429, "status": "RESOURCE_EXHAUSTED",
+                          "message": "You exceeded your current quota, please check your plan and billing details. "
+                                     "For more information on this error, head to: "
+                                     "https://ai.google.dev/gemini-api/docs/rate-limits.\n* Quota exceeded for metric: "
+                                     "generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: "
+                                     "%s, model: %s\nPlease retry in 37.5s." % (limit, MODEL),
+                          "details": [
+                              {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [
+                                  {"quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+                                   "quotaId": "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
+                                   "quotaDimensions": {"location": "global", "model": MODEL}, "quotaValue": limit}]},
+                              {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "37s"}]}}
+        return 429, body, {}
+    status, body = gemini_error("quota")
+    return status, body, {}
+
+
 def plan_limit_error(scenario: str, family: str):
     """(status, body, headers) of a subscription plan whose usage is spent.
 
@@ -441,8 +485,7 @@ def plan_limit_error(scenario: str, family: str):
             headers["anthropic-ratelimit-unified-overage-disabled-reason"] = refused
         return status, body, headers
     if family == "gemini":
-        status, body = gemini_error("quota")
-        return status, body, {}
+        return gemini_plan_error(scenario)
     if plan == "usage_not_included":
         return 429, {"error": {"type": "usage_not_included", "message": "Usage is not included in this plan"}}, {}
     error = {"type": "usage_limit_reached", "message": "The usage limit has been reached", "plan_type": plan}

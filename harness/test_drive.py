@@ -359,6 +359,17 @@ class ProviderAnswerTest(unittest.TestCase):
                          "usage_not_included")
         self.assertLessEqual(set(fake_provider.PLAN_LIMITS), set(drive.EXPECT) & set(drive.FAULT_RE))
 
+    def test_a_plan_limit_is_google_s_quota_with_the_details_gemini_cli_reads(self):
+        path = "/v1beta/models/%s:generateContent" % fake_provider.MODEL
+        details = {d["@type"].rsplit(".", 1)[1]: d for d in
+                   json.loads(self.serve("plan-weekly", path).getresponse().read())["error"]["details"]}
+        self.assertIn("PerDay", details["QuotaFailure"]["violations"][0]["quotaId"])
+        self.assertIn("RetryInfo", details)
+        error = json.loads(self.serve("plan-session", path).getresponse().read())["error"]
+        info = error["details"][0]
+        self.assertEqual((info["reason"], info["domain"]), ("QUOTA_EXHAUSTED", "cloudcode-pa.googleapis.com"))
+        self.assertIn("limit: 0,", json.loads(self.serve("plan-model", path).getresponse().read())["error"]["message"])
+
     def test_unavailable_answers_a_status(self):
         conn = self.serve("unavailable")
         self.assertEqual(conn.getresponse().status, 503)
