@@ -710,9 +710,9 @@ DIALECT_CLIS = ("codex", "qwen", "opencode", "copilot", "aider", "openhands", "g
 
 
 def fixture_dir_name(cli: str, spec: dict) -> str:
-    """`<cli>@<version>`, and `+<route>` or `+<dialect>` after it."""
-    tail = spec.get("route") or spec.get("dialect")
-    return f"{cli}@{spec['version']}" + (f"+{tail}" if tail else "")
+    """`<cli>@<version>`, then `+<route>` or `+<dialect>`, then `+<locale>` (`zh_CN`)."""
+    tails = [spec.get("route") or spec.get("dialect"), spec.get("locale", "").split(".")[0]]
+    return f"{cli}@{spec['version']}" + "".join(f"+{t}" for t in tails if t)
 
 
 # `write`: Codex's metadata for fake-model-1 (`model_catalog_json`), so that its
@@ -1077,15 +1077,17 @@ class Provider:
                 self.proc.kill()
 
 
-def base_env(home: Path, versions: dict) -> dict:
+def base_env(home: Path, versions: dict, locale: str | None = None) -> dict:
+    """The environment every CLI starts from: `locale` (`zh_CN.UTF-8`) for LANG and
+    LC_ALL, the way a person's shell sets them, else C.UTF-8."""
     env = {
         "HOME": str(home),
         "USER": "user",
         "LOGNAME": "user",
         "PATH": f"{node_bin_dir(versions)}:/usr/local/bin:/usr/bin:/bin",
         "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
+        "LANG": locale or "C.UTF-8",
+        "LC_ALL": locale or "C.UTF-8",
         "XDG_CONFIG_HOME": str(home / ".config"),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
         "XDG_CACHE_HOME": str(home / ".cache"),
@@ -1176,7 +1178,7 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
     home, work = root / "home", make_workdir(root, scenario)
     prov = Provider(scenario, root, spec.get("dialect"))
     base = f"{prov.scheme}://{prov.host}:{prov.port}"
-    env = base_env(home, versions)
+    env = base_env(home, versions, spec.get("locale"))
     env.update(setup(home, work, base))
     env.update(prov.proxy_env())
     if scenario == "disk-full":
@@ -1292,7 +1294,7 @@ def run_headless(cli, spec, scenario, root, out, versions, variant, argv_t, form
     home, work = root / "home", make_workdir(root, scenario)
     prov = Provider(scenario, root, spec.get("dialect"))
     base = f"{prov.scheme}://{prov.host}:{prov.port}"
-    env = base_env(home, versions)
+    env = base_env(home, versions, spec.get("locale"))
     env.update(setup(home, work, base))
     env.update(prov.proxy_env())
     if scenario == "disk-full":
@@ -1475,6 +1477,8 @@ def run_inner(args) -> int:
                 print(f"skip {cli}: it does not speak the OpenAI-compatible API", flush=True)
                 continue
             spec = dict(spec, dialect=args.dialect)
+        if args.locale:
+            spec = dict(spec, locale=args.locale)
         if not cli_bin(spec).exists():
             print(f"skip {cli}: {cli_bin(spec)} missing (run --install)", flush=True)
             continue
@@ -1814,6 +1818,9 @@ def main(argv=None) -> int:
     ap.add_argument("--dialect", choices=sorted(DIALECTS),
                     help="the fake provider answers as this third-party OpenAI-compatible provider; "
                          "runs the CLIs that speak that API, into <cli>@<version>+DIALECT")
+    ap.add_argument("--locale", metavar="LL_CC.UTF-8",
+                    help="the CLIs' LANG and LC_ALL (default C.UTF-8), as a person's shell sets them: a CLI with a "
+                         "translated interface shows it; into <cli>@<version>+LL_CC")
     ap.add_argument("--keep", action="store_true", help="keep the per-run temporary directories")
     ap.add_argument("--cap", type=int, help=f"per-run time cap in seconds (default {CAP_S})")
     ap.add_argument("--width", type=int,
@@ -1842,6 +1849,10 @@ def main(argv=None) -> int:
         rest += ["--route", args.route]
     if args.dialect:
         rest += ["--dialect", args.dialect]
+    if args.locale:
+        if not re.fullmatch(r"[a-z]{2,3}_[A-Z]{2}\.UTF-8", args.locale):
+            ap.error("--locale takes a locale such as zh_CN.UTF-8")
+        rest += ["--locale", args.locale]
     if args.no_scrub:
         if not (args.out or args.dest):
             ap.error("--no-scrub needs --out (never unscrubbed files in testdata/clients/)")

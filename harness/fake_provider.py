@@ -417,6 +417,10 @@ PLAN_LIMITS = {
 }
 
 
+# the API families whose plans the `plan-*` scenarios speak for (the others get `quota`)
+PLAN_FAMILIES = ("anthropic", "openai-responses", "gemini")
+
+
 def gemini_plan_error(scenario: str):
     """A Google quota refusal with the details Gemini CLI classifies by.
 
@@ -486,6 +490,7 @@ def plan_limit_error(scenario: str, family: str):
         return status, body, headers
     if family == "gemini":
         return gemini_plan_error(scenario)
+    assert family == "openai-responses", family
     if plan == "usage_not_included":
         return 429, {"error": {"type": "usage_not_included", "message": "Usage is not included in this plan"}}, {}
     error = {"type": "usage_limit_reached", "message": "The usage limit has been reached", "plan_type": plan}
@@ -1900,6 +1905,9 @@ class Handler(BaseHTTPRequestHandler):
             self._log(504, family, "gateway-timeout: nginx HTML page")
             self._send_html(504, GATEWAY_TIMEOUT_HTML)
             return True
+        if sc in PLAN_LIMITS and (self._route or self.dialect or family not in PLAN_FAMILIES):
+            # a route, a dialect or another API family: its own quota answer
+            sc = "quota"
         if sc in PLAN_LIMITS:
             status, body, headers = plan_limit_error(sc, family)
             self._log(status, family, sc + ": the plan's usage is spent")

@@ -228,6 +228,16 @@ class DialectTest(unittest.TestCase):
         self.assertIn("stream-overloaded", fake_provider.dialect_scenarios("openrouter"))
         self.assertNotIn("stream-overloaded", fake_provider.dialect_scenarios("deepseek"))
 
+    def test_a_locale_is_the_cli_s_lang_and_names_its_directory(self):
+        self.assertEqual(drive.fixture_dir_name("qwen", {"version": "1.2.3", "locale": "zh_CN.UTF-8"}),
+                         "qwen@1.2.3+zh_CN")
+        self.assertEqual(drive.fixture_dir_name("qwen", {"version": "1.2.3", "dialect": "zai", "locale": "de_DE.UTF-8"}),
+                         "qwen@1.2.3+zai+de_DE")
+        with tempfile.TemporaryDirectory() as d:
+            env = drive.base_env(Path(d), drive.load_versions(), "ja_JP.UTF-8")
+            self.assertEqual((env["LANG"], env["LC_ALL"]), ("ja_JP.UTF-8", "ja_JP.UTF-8"))
+            self.assertEqual(drive.base_env(Path(d), drive.load_versions())["LANG"], "C.UTF-8")
+
     def test_a_dialect_names_its_directory_and_runs_only_the_openai_speaking_clis(self):
         self.assertEqual(drive.fixture_dir_name("opencode", {"version": "1.2.3", "dialect": "zai"}),
                          "opencode@1.2.3+zai")
@@ -358,6 +368,11 @@ class ProviderAnswerTest(unittest.TestCase):
         self.assertEqual(json.loads(self.serve("plan-credits", "/v1/responses").getresponse().read())["error"]["type"],
                          "usage_not_included")
         self.assertLessEqual(set(fake_provider.PLAN_LIMITS), set(drive.EXPECT) & set(drive.FAULT_RE))
+        # Chat Completions, a route or a dialect: their own quota answer, not Codex's plan body
+        chat = json.loads(self.serve("plan-session").getresponse().read())["error"]
+        self.assertEqual(chat["code"], "insufficient_quota")
+        zai = json.loads(self.serve("plan-session", "/v1/responses", dialect="zai").getresponse().read())["error"]
+        self.assertEqual(zai["code"], "1113")
 
     def test_a_plan_limit_is_google_s_quota_with_the_details_gemini_cli_reads(self):
         path = "/v1beta/models/%s:generateContent" % fake_provider.MODEL
