@@ -34,7 +34,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from fake_provider import DIALECTS, dialect_scenarios
+from fake_provider import DIALECTS, PLAN_LIMITS, dialect_scenarios
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -52,7 +52,7 @@ EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidd
                    "stream-overloaded", "cdn-timeout", "empty-503", "blocked",
                    "maintenance", "no-upstream", "upstream-reset", "stall", "cdn-rate-limit", "tool",
                    "write", "request-timeout", "proxy-auth", "disk-full",
-                   "plan-session", "plan-weekly", "plan-model", "plan-credits", "plan-spend-cap", "plan-disabled",
+                   *PLAN_LIMITS,
                    "proxy-down", "proxy-tunnel", "proxy-tunnel-auth")
 # no fault at all: the answer (HEALTHY_RE) is what a run waits for, and no
 # file is `visible` (in `tool` the tools' own output, in `write` the file the agent
@@ -128,8 +128,7 @@ EXPECT = {
     "flaky": ("charge", "none"),
     # a subscription plan's usage is spent (a window, paid extra usage, an admin's
     # setting): the clock or a person must act
-    **{s: ("pause", "quota_usage_limit") for s in ("plan-session", "plan-weekly", "plan-model", "plan-credits",
-                                                   "plan-spend-cap", "plan-disabled")},
+    **{s: ("pause", "quota_usage_limit") for s in PLAN_LIMITS},
     # no route to the provider (the network or the VPN is down)
     "unreachable": ("pause", "connection"),
     # a proxy or load balancer in front of the provider dropped the request
@@ -230,7 +229,7 @@ FAULT_RE["disk-full"] = (r"(?i)ENOSPC|EDQUOT|no space left|disk (?:is )?full|out
                          r"not enough (?:disk )?space|insufficient (?:disk )?space|os error 28|Errno 28|quota exceeded")
 FAULT_RE["flaky"] = FAULT_RE["overloaded"]
 # a plan's usage spent: the CLIs' own limit messages (loose, as the rest)
-for _s in ("plan-session", "plan-weekly", "plan-model", "plan-credits", "plan-spend-cap", "plan-disabled"):
+for _s in PLAN_LIMITS:
     FAULT_RE[_s] = (FAULT_RE["quota"] + r"|hit your|usage limit|out of usage|usage credits|spend limit|"
                     r"usage allocation|upgrade to plus|\b429\b|rate.?limit")
 FAULT_RE["rate-limit-long"] = FAULT_RE["rate-limit"]

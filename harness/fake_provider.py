@@ -159,6 +159,21 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
+# the `plan-*` scenarios: (the window Anthropic's headers name, the overage
+# refusal's reason or None, days until the reset or None for PLAN_RESET_S; the
+# Codex plan_type, or the error type `usage_not_included`)
+PLAN_LIMITS = {
+    "plan-session": ("five_hour", None, None, "plus"),
+    "plan-weekly": ("seven_day", None, 3, "pro"),
+    "plan-model": ("seven_day_opus", None, 3, "team"),
+    "plan-credits": ("five_hour", "out_of_credits", None, "usage_not_included"),
+    "plan-spend-cap": ("five_hour", "org_spend_cap_reached", None, "enterprise"),
+    "plan-disabled": ("five_hour", "member_level_disabled", None, "free"),
+}
+
+# the `plan-*` scenarios' five-hour window resets this long from the answer
+PLAN_RESET_S = 3 * 3600 + 17 * 60
+
 SCENARIOS = (
     "healthy",
     "overloaded",
@@ -193,12 +208,7 @@ SCENARIOS = (
     "not-found",
     "payment",
     "flaky",
-    "plan-session",
-    "plan-weekly",
-    "plan-model",
-    "plan-credits",
-    "plan-spend-cap",
-    "plan-disabled",
+    *PLAN_LIMITS,
     "tool",
     "write",
     "disk-full",
@@ -404,19 +414,6 @@ def gemini_error(scenario: str):
     return status, {"error": {"code": status, "message": msg, "status": gstatus}}
 
 
-# the `plan-*` scenarios: (the window Anthropic's headers name, the overage
-# refusal's reason or None, days until the reset or None for 3h17m; the Codex
-# plan_type, or the error type `usage_not_included`)
-PLAN_LIMITS = {
-    "plan-session": ("five_hour", None, None, "plus"),
-    "plan-weekly": ("seven_day", None, 3, "pro"),
-    "plan-model": ("seven_day_opus", None, 3, "team"),
-    "plan-credits": ("five_hour", "out_of_credits", None, "usage_not_included"),
-    "plan-spend-cap": ("five_hour", "org_spend_cap_reached", None, "enterprise"),
-    "plan-disabled": ("five_hour", "member_level_disabled", None, "free"),
-}
-
-
 # the API families whose plans the `plan-*` scenarios speak for (the others get `quota`)
 PLAN_FAMILIES = ("anthropic", "openai-responses", "gemini")
 
@@ -433,7 +430,7 @@ def gemini_plan_error(scenario: str):
     fields are the ones packages/core's googleQuotaErrors reads
     (@google/gemini-cli 0.61.0's bundle: `classifyGoogleError`).
     """
-    wait = 3 * 3600 + 17 * 60
+    wait = PLAN_RESET_S
     if scenario == "plan-session":
         body = {"error": {"code": 429, "status": "RESOURCE_EXHAUSTED",
                           "message": "You have exhausted your capacity on this model. Your quota will reset after "
@@ -475,7 +472,7 @@ def plan_limit_error(scenario: str, family: str):
     UsageErrorResponse).
     """
     claim, refused, days, plan = PLAN_LIMITS[scenario]
-    reset = int(time.time()) + (days * 86400 if days else 3 * 3600 + 17 * 60)
+    reset = int(time.time()) + (days * 86400 if days else PLAN_RESET_S)
     if family == "anthropic":
         status, body = anthropic_error("rate-limit")
         body["error"]["message"] = "This request would exceed your account's rate limit. Please try again later."
