@@ -48,7 +48,7 @@ TAIL = 64 * 1024
 DEFAULT_SCENARIOS = ["healthy", "overloaded", "rate-limit", "auth", "server-error", "unavailable", "refused", "hang"]
 # ask for these with --scenario: the committed regeneration leaves them out
 EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidden", "gateway-timeout", "tls",
-                   "too-long", "not-found", "payment", "flaky", "unreachable", "closed", "rate-limit-long",
+                   "too-long", "not-found", "payment", "account", "flaky", "unreachable", "closed", "rate-limit-long",
                    "stream-overloaded", "cdn-timeout", "empty-503", "blocked",
                    "maintenance", "no-upstream", "upstream-reset", "stall", "cdn-rate-limit", "tool",
                    "write", "request-timeout", "proxy-auth", "disk-full",
@@ -124,6 +124,9 @@ EXPECT = {
     "not-found": ("charge", "bad_request"),
     # the account cannot pay (402, or Google's billing disabled): a person must act
     "payment": ("pause", "quota"),
+    # the provider refuses the account or organization with a 400 (disabled, not
+    # verified for the model, a region it does not serve): a person must act
+    "account": ("pause", "auth"),
     # overloaded twice, then answered: the session got past the outage
     "flaky": ("charge", "none"),
     # a subscription plan's usage is spent (a window, paid extra usage, an admin's
@@ -228,6 +231,10 @@ FAULT_RE["closed"] = (r"(?i)socket hang up|other side closed|disconnected|empty 
 FAULT_RE["disk-full"] = (r"(?i)ENOSPC|EDQUOT|no space left|disk (?:is )?full|out of (?:disk )?space|"
                          r"not enough (?:disk )?space|insufficient (?:disk )?space|os error 28|Errno 28|quota exceeded")
 FAULT_RE["flaky"] = FAULT_RE["overloaded"]
+# (a status not after `,`, `.` or `:`: OpenHands' log stamps milliseconds `12:38:20,403`)
+FAULT_RE["account"] = (r"(?i)(?<![,.:])\b40[03]\b|bad request|organization has been disabled|disabled organization|"
+                       r"must be verified|verify organization|location is not supported|FAILED_PRECONDITION|"
+                       r"permission_error|don't have access to the model|permission '[^']+' denied")
 # a plan's usage spent: the CLIs' own limit messages (loose, as the rest)
 for _s in PLAN_LIMITS:
     FAULT_RE[_s] = (FAULT_RE["quota"] + r"|hit your|usage limit|out of usage|usage credits|spend limit|"

@@ -93,6 +93,13 @@ The scenario decides what the generation endpoints answer:
   too-long      400: the request is over the model's context window (Anthropic
                 `prompt is too long`, OpenAI `context_length_exceeded`, Gemini
                 `INVALID_ARGUMENT`): the work's own fault, to be charged
+  account       400: the provider refuses the account or organization, not
+                the request (Anthropic `This organization has been
+                disabled.`, OpenAI's organization that must be verified to
+                stream the model, Gemini's `User location is not supported`
+                FAILED_PRECONDITION): a person must act; the status says only
+                "bad request", so a client or rule that reads 4xx as the
+                work's own fault gets it wrong
   payment       the account cannot pay: Anthropic 402 `billing_error`, an
                 OpenAI-compatible gateway's 402 (OpenRouter's documented
                 `Insufficient credits` body), Gemini 403 `BILLING_DISABLED`
@@ -207,6 +214,7 @@ SCENARIOS = (
     "too-long",
     "not-found",
     "payment",
+    "account",
     "flaky",
     *PLAN_LIMITS,
     "tool",
@@ -282,6 +290,8 @@ def anthropic_error(scenario: str):
             "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or "
             "purchase credits.",
         ),
+        # the sentence Claude Code itself tests a 400 for (`organization has been disabled`)
+        "account": (400, "invalid_request_error", "This organization has been disabled."),
         "server-error": (500, "api_error", "Internal server error"),
         "unavailable": (503, "api_error", "Service Unavailable"),
     }
@@ -351,6 +361,15 @@ def openai_error(scenario: str):
             "Insufficient credits. This account never purchased credits. Make sure your key is on the correct "
             "account or org, and if so, purchase more at https://openrouter.ai/settings/credits",
         ),
+        # a streamed request from an organization OpenAI has not verified for the model
+        "account": (
+            400,
+            "invalid_request_error",
+            "unsupported_value",
+            "Your organization must be verified to stream this model. Please go to: "
+            "https://platform.openai.com/settings/organization/general and click on Verify Organization. If you "
+            "just verified, it can take up to 15 minutes for access to propagate.",
+        ),
         "server-error": (
             500,
             "server_error",
@@ -365,7 +384,8 @@ def openai_error(scenario: str):
         ),
     }
     status, etype, code, msg = table[scenario]
-    return status, {"error": {"message": msg, "type": etype, "param": None, "code": code}}
+    param = "stream" if scenario == "account" else None
+    return status, {"error": {"message": msg, "type": etype, "param": param, "code": code}}
 
 
 def gemini_error(scenario: str):
@@ -407,6 +427,8 @@ def gemini_error(scenario: str):
             "enabled billing for this project recently, wait a few minutes for the action to propagate to our "
             "systems and retry.",
         ),
+        # the Gemini API refuses the country the request comes from
+        "account": (400, "FAILED_PRECONDITION", "User location is not supported for the API use."),
         "server-error": (500, "INTERNAL", "An internal error has occurred."),
         "unavailable": (503, "UNAVAILABLE", "The service is currently unavailable."),
     }
@@ -526,6 +548,8 @@ BEDROCK_ERRORS = {
 }
 
 BEDROCK_ERRORS["unavailable"] = BEDROCK_ERRORS["overloaded"]
+# Bedrock refuses an account with a 403, not a 400: its `forbidden`
+BEDROCK_ERRORS["account"] = BEDROCK_ERRORS["forbidden"]
 
 def bedrock_error(scenario: str):
     """(status, body, headers) of Bedrock's answer for `scenario`."""
@@ -542,6 +566,8 @@ def vertex_error(scenario: str):
     (overloaded, a prompt too long) in Anthropic's."""
     if scenario in ("overloaded", "too-long"):
         return anthropic_error(scenario)
+    if scenario == "account":  # Vertex refuses a project's access as its `forbidden`
+        scenario = "forbidden"
     resource = "projects/fake-project/locations/us-east5/publishers/anthropic/models/" + MODEL
     table = {
         "rate-limit": (
