@@ -698,6 +698,8 @@ DIALECTS = {
         "too-long": (400, _litellm(400, _litellm_wrap("ContextWindowExceededError: litellm.BadRequestError: "
                                                       "ContextWindowExceededError", "too-long"))),
         "not-found": (404, _litellm(404, _litellm_wrap("NotFoundError: NotFoundError", "not-found"))),
+        # the upstream's 400 refusing the organization, passed on as the SDK raised it
+        "account": (400, _litellm(400, _litellm_wrap("BadRequestError", "account"))),
     },
     # DeepSeek: api-docs.deepseek.com/quick_start/error_codes (each status's
     # title); the body is OpenAI's shape with the title as its message (the
