@@ -49,7 +49,7 @@ DEFAULT_SCENARIOS = ["healthy", "overloaded", "rate-limit", "auth", "server-erro
 # ask for these with --scenario: the committed regeneration leaves them out
 EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidden", "gateway-timeout", "tls",
                    "too-long", "not-found", "payment", "account", "flaky", "unreachable", "closed", "rate-limit-long",
-                   "stream-overloaded", "cdn-timeout", "empty-503", "blocked",
+                   "stream-overloaded", "stream-server-error", "cdn-timeout", "empty-503", "blocked",
                    "maintenance", "no-upstream", "upstream-reset", "stall", "cdn-rate-limit", "tool",
                    "write", "request-timeout", "proxy-auth", "disk-full",
                    *PLAN_LIMITS,
@@ -140,6 +140,8 @@ EXPECT = {
     "rate-limit-long": ("retry", "rate_limit"),
     # the answer began, then the provider said it is overloaded inside the stream
     "stream-overloaded": ("pause", "overloaded_5xx"),
+    # the answer began, then the API failed internally inside the stream
+    "stream-server-error": ("retry", "server_5xx"),
     # a CDN in front of the provider gave up on it (524, outside the standard's list)
     "cdn-timeout": ("retry", "server_5xx"),
     # the service is down and the balancer says only the status
@@ -255,6 +257,9 @@ FAULT_RE["upstream-reset"] = FAULT_RE["unavailable"] + r"|upstream connect error
 # or, where the client's SDK does not raise the in-stream error, the stream
 # that ended without a finish (Gemini CLI: `Model stream ended without a finish reason.`)
 FAULT_RE["stream-overloaded"] = FAULT_RE["overloaded"] + r"|stream ended without|missing finish reason|provider disconnected"
+# (aider's own 80-column wrap can cut OpenAI's sentence after `server had`)
+FAULT_RE["stream-server-error"] = (FAULT_RE["server-error"] + r"|stream ended without|missing finish reason|"
+                                  r"error occurred while processing your request|api_error|server had\b")
 # through the proxy (its refusal, a failed tunnel) or, for a client that does not
 # use one, the name that does not resolve
 # (not `dns`'s `resolve`: Codex's skill instructions in its transcript say it)
@@ -1746,12 +1751,24 @@ def json_keys(text: str) -> set[str]:
     return keys
 
 
+def newest_fixture(old_root: Path, name: str) -> Path | None:
+    """The committed directory to compare a new `<cli>@<version>[+variant]`
+    with: the same CLI and variant (a route, dialect or locale run is not
+    the plain one), the highest version by number (2.1.332 above 2.1.99)."""
+    cli, _, rest = name.partition("@")
+    variant = rest.partition("+")[2]
+
+    def version(p: Path):
+        return tuple(int(x) if x.isdigit() else 0 for x in p.name.partition("@")[2].partition("+")[0].split("."))
+
+    same = [p for p in old_root.glob(f"{cli}@*") if p.is_dir() and p.name.partition("+")[2] == variant]
+    return max(same, key=version, default=None)
+
+
 def drift_report(old_root: Path, new_root: Path) -> int:
     changes = 0
     for nd in sorted(p for p in new_root.iterdir() if p.is_dir()):
-        cli = nd.name.split("@")[0]
-        olds = sorted(old_root.glob(f"{cli}@*"))
-        od = olds[-1] if olds else None
+        od = newest_fixture(old_root, nd.name)
         print(f"== {nd.name} against {od.name if od else '(no committed fixtures)'}")
         if not od:
             continue

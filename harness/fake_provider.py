@@ -50,6 +50,11 @@ The scenario decides what the generation endpoints answer:
                 an OpenAI-compatible `data: {"error": …}` chunk, Responses
                 `response.failed`, a Gemini 503 object), and the stream ends
                 cleanly; a request that does not stream gets `overloaded`
+  stream-server-error  the same, but the in-stream error is the API's own
+                internal error (Anthropic `api_error`, an OpenAI chunk or a
+                Responses `response.failed` with `server_error`, a Gemini 500
+                `INTERNAL` object, Bedrock's internalServerException); a
+                request that does not stream gets `server-error`
   bad-gateway   502 with the HTML page an nginx proxy sends
   forbidden     403 with the family's permission body (Anthropic
                 `permission_error`, OpenAI's unsupported region, Gemini
@@ -195,6 +200,7 @@ SCENARIOS = (
     "closed",
     "midstream",
     "stream-overloaded",
+    "stream-server-error",
     "bad-gateway",
     "forbidden",
     "gateway-timeout",
@@ -1017,22 +1023,42 @@ GATEWAY_TEXT = {
     "cdn-rate-limit": (429, "error code: 1015"),
 }
 
-# stream-overloaded: the events sent before the in-stream error
+# stream-overloaded, stream-server-error: the events sent before the in-stream error
 STREAM_ERROR_EVENTS = {"converse": 2, "anthropic": 3, "openai-chat": 1, "openai-responses": 2, "gemini": 1}
 OVERLOADED_TEXT = "The server is overloaded. Please try again later."
+# What the Responses API says in a `response.failed` whose code is
+# `server_error`, as Codex users quote it behind `stream disconnected before
+# completion:` (openai/codex#27684, #41895: the request id is a UUID there)
+RESPONSES_SERVER_ERROR_TEXT = (
+    "An error occurred while processing your request. You can retry your request, or contact us through our "
+    "help center at help.openai.com if the error persists. Please include the request ID %s in your message."
+)
+# the non-streaming scenario each in-stream error stands in for
+STREAM_ERROR_FALLBACK = {"stream-overloaded": "overloaded", "stream-server-error": "server-error"}
 
 
-def stream_error_event(family: str, model: str, seq: int):
+def stream_error_event(family: str, model: str, seq: int, scenario: str = "stream-overloaded"):
     """The (event name, data) an API sends inside a 200 stream when the
-    model is overloaded after the answer has begun."""
+    model is overloaded (`stream-overloaded`) or the API fails internally
+    (`stream-server-error`) after the answer has begun."""
+    server = scenario == "stream-server-error"
     if family == "anthropic":
-        return "error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+        err = anthropic_error("server-error")[1]["error"] if server else {"type": "overloaded_error",
+                                                                          "message": "Overloaded"}
+        return "error", {"type": "error", "error": err}
     if family == "openai-chat":
+        if server:
+            return None, openai_error("server-error")[1]
         return None, {"error": {"message": OVERLOADED_TEXT, "type": "server_error", "code": "server_is_overloaded"}}
     if family == "openai-responses":
         resp = _response_obj(model, "resp_fake" + uuid.uuid4().hex[:20], "failed", [])
-        resp["error"] = {"code": "server_is_overloaded", "message": OVERLOADED_TEXT}
+        if server:
+            resp["error"] = {"code": "server_error", "message": RESPONSES_SERVER_ERROR_TEXT % uuid.uuid4()}
+        else:
+            resp["error"] = {"code": "server_is_overloaded", "message": OVERLOADED_TEXT}
         return "response.failed", {"type": "response.failed", "sequence_number": seq, "response": resp}
+    if server:
+        return None, gemini_error("server-error")[1]
     return None, {"error": {"code": 503, "message": "The model is overloaded. Please try again later.",
                             "status": "UNAVAILABLE"}}
 
@@ -1737,26 +1763,31 @@ class Handler(BaseHTTPRequestHandler):
             pass
         self.close_connection = True
 
-    def _stream_error(self, family, body, path, query):
+    def _stream_error(self, family, body, path, query, scenario):
         """200, the first events of the stream, then the in-stream error and
         a clean end (the connection closes after it, as the stream's framing
-        says). Non-streaming requests get the `overloaded` status instead."""
+        says). Non-streaming requests get the status of
+        STREAM_ERROR_FALLBACK[scenario] instead."""
         model = body.get("model") or MODEL
         stream, events = sse_answer(family, body, path, query, PARTIAL_TEXT)
         if not stream:
             return False
         n = STREAM_ERROR_EVENTS[family]
-        self._log(200, family, "stream-overloaded: error event after %d event(s)" % n)
+        self._log(200, family, "%s: error event after %d event(s)" % (scenario, n))
         try:
             self._start_sse(("connection", "close"))
             self._first_events(events, n)
             if self._route == "bedrock":
                 # Bedrock ends a stream with an exception of its own, not the model's error event
-                self.wfile.write(bedrock_exception("serviceUnavailableException", BEDROCK_ERRORS["unavailable"][2]))
-            elif family == "openai-chat" and self.dialect in DIALECT_STREAM_ERRORS:
+                if scenario == "stream-server-error":
+                    exc = ("internalServerException", BEDROCK_ERRORS["server-error"][2])
+                else:
+                    exc = ("serviceUnavailableException", BEDROCK_ERRORS["unavailable"][2])
+                self.wfile.write(bedrock_exception(*exc))
+            elif family == "openai-chat" and self.dialect in DIALECT_STREAM_ERRORS and scenario == "stream-overloaded":
                 self.wfile.write(self._sse_frame(None, DIALECT_STREAM_ERRORS[self.dialect]))
             else:
-                self.wfile.write(self._sse_frame(*stream_error_event(family, model, n + 1)))
+                self.wfile.write(self._sse_frame(*stream_error_event(family, model, n + 1, scenario)))
             self.wfile.flush()
         except OSError:
             pass
@@ -1885,11 +1916,11 @@ class Handler(BaseHTTPRequestHandler):
         if sc == "closed":
             self._closed(family, "closed: request read, connection closed with no answer")
             return True
-        if sc == "stream-overloaded":
+        if sc in STREAM_ERROR_FALLBACK:
             parts = urlsplit(self.path)
-            if self._stream_error(family, self._request_body, parts.path, parts.query):
+            if self._stream_error(family, self._request_body, parts.path, parts.query, sc):
                 return True
-            sc = "overloaded"
+            sc = STREAM_ERROR_FALLBACK[sc]
         if sc == "midstream":
             parts = urlsplit(self.path)
             self._midstream(family, self._request_body, parts.path, parts.query)

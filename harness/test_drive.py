@@ -397,6 +397,27 @@ class ProviderAnswerTest(unittest.TestCase):
         self.assertEqual(frames[-1].splitlines()[0], "event: error")
         self.assertIn("overloaded_error", frames[-1])
 
+    def test_drift_compares_with_the_same_variant_s_highest_version(self):
+        with tempfile.TemporaryDirectory() as d:
+            root = Path(d)
+            for name in ("claude@2.1.99", "claude@2.1.332", "claude@2.1.332+vertex", "codex@0.171.0"):
+                (root / name).mkdir()
+            self.assertEqual(drive.newest_fixture(root, "claude@2.1.337").name, "claude@2.1.332")
+            self.assertEqual(drive.newest_fixture(root, "claude@2.1.337+vertex").name, "claude@2.1.332+vertex")
+            self.assertIsNone(drive.newest_fixture(root, "claude@2.1.337+bedrock"))
+
+    def test_stream_server_error_ends_a_begun_stream_with_the_api_s_internal_error(self):
+        resp = self.serve("stream-server-error", "/v1/messages", stream=True, max_tokens=8).getresponse()
+        self.assertEqual(resp.status, 200)
+        last = resp.read().decode().strip().split("\n\n")[-1].splitlines()
+        self.assertEqual(last[0], "event: error")
+        self.assertEqual(json.loads(last[1][len("data: "):])["error"]["type"], "api_error")
+        resp = self.serve("stream-server-error", "/v1/responses", stream=True, input="hi").getresponse()
+        failed = json.loads(resp.read().decode().strip().split("\n\n")[-1].splitlines()[1][len("data: "):])
+        self.assertEqual((failed["type"], failed["response"]["error"]["code"]), ("response.failed", "server_error"))
+        # a request that does not stream gets the plain scenario's status
+        self.assertEqual(self.serve("stream-server-error", "/v1/messages", max_tokens=8).getresponse().status, 500)
+
     @staticmethod
     def eventstream_messages(data):
         """Decode AWS event-stream frames, checking both CRCs: (headers, payload) each."""

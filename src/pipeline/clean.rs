@@ -202,7 +202,20 @@ struct Sink {
     /// line the move began). The column now is that column plus the
     /// characters written since.
     cursor: Option<(u16, u16, usize)>,
+    /// How far right of the row's start the cursor sits while nothing is
+    /// written on the line, as relative moves put it: a carriage return,
+    /// then a forward move (`CUF`), kept by a move up or down as a
+    /// terminal keeps it. A renderer that draws a tool's indented output
+    /// this way (`\r ESC[5C ESC[1B text`: Claude Code 2.1.337) leaves the
+    /// row indented on screen, and the text written next starts that far
+    /// in (at most [`MAX_INDENT`] blanks).
+    indent: u16,
 }
+
+/// The most blanks a relative move at a line's start stands for: enough to
+/// tell an indented row from one at the edge, and a hostile stream of far
+/// moves cannot multiply the text it leaves.
+const MAX_INDENT: u16 = 8;
 
 impl Cleaner {
     /// A cleaner with room for `text` bytes of text and `lines` lines.
@@ -223,6 +236,7 @@ impl Cleaner {
                 other_break: false,
                 pending_move: false,
                 cursor: None,
+                indent: 0,
                 printed: false,
                 break_as_space: false,
             },
@@ -256,11 +270,13 @@ impl Cleaner {
             match bytes[i] {
                 b'\n' => {
                     self.sink.cursor = None;
+                    self.sink.indent = 0;
                     self.sink.line_break(i + 1, Break::Newline);
                     i += 1;
                 }
                 b'\r' => {
                     self.sink.cursor = None;
+                    self.sink.indent = 0;
                     let crlf = bytes.get(i + 1) == Some(&b'\n');
                     self.sink.line_break(i + 1 + usize::from(crlf), if crlf { Break::Newline } else { Break::Other });
                     i += 1 + usize::from(crlf);
@@ -370,6 +386,7 @@ impl Cleaner {
         };
         let head = valid.get(at, next_c1.min(at + run.len()));
         let upto = head.len();
+        self.sink.indent_text();
         self.sink.out.push_str(head);
         if upto == run.len() {
             return upto;
@@ -533,6 +550,16 @@ impl Sink {
         }
     }
 
+    /// Before text: the blanks a forward move left at the line's start.
+    fn indent_text(&mut self) {
+        if self.indent > 0 {
+            if self.out.len() == self.line_text_start {
+                self.out.extend(std::iter::repeat_n(' ', usize::from(self.indent)));
+            }
+            self.indent = 0;
+        }
+    }
+
     fn finish(mut self, len: usize) -> Cleaned {
         if !self.break_as_space {
             self.line_break(len, Break::Other);
@@ -551,9 +578,20 @@ impl Sink {
         match action {
             // Moves to another row, erases the screen, scrolls, restores the
             // cursor: what follows is not on the same line.
-            'A' | 'B' | 'E' | 'F' | 'd' | 'e' | 'k' | 'J' | 'S' | 'T' | 'u' => self.break_here(),
+            // A move up or down keeps the cursor's column (`indent`).
+            'A' | 'B' | 'd' | 'e' => {
+                let column = self.indent;
+                self.break_here();
+                self.indent = column;
+            }
+            'E' | 'F' | 'k' | 'J' | 'S' | 'T' | 'u' => self.break_here(),
             // To column 1 is a carriage return; elsewhere along the row, a gap.
             'G' | '`' if first <= 1 => self.break_here(),
+            // A forward move on a line with nothing written yet: the blanks
+            // it leaves before the text.
+            'C' | 'a' if self.out.len() == self.line_text_start => {
+                self.indent = self.indent.saturating_add(first.max(1)).min(MAX_INDENT);
+            }
             // A relative move along the row: a column this sink does not follow.
             'C' | 'G' | '`' | 'a' => {
                 self.cursor = None;
@@ -602,6 +640,7 @@ impl Sink {
         // Whatever moved the cursor off its line, its position is not known
         // now (an absolute move sets it again after this).
         self.cursor = None;
+        self.indent = 0;
         self.pending_break = true;
         self.pending_move = true;
         self.stop = true;
@@ -642,6 +681,7 @@ impl vte::Perform for Sink {
         // Only reached in the ground state, after a sequence `vte` left without
         // a dispatch (e.g. an ignored CSI): the sequence is over.
         if !c.is_control() {
+            self.indent_text();
             self.out.push(c);
         }
         self.printed = true;
@@ -746,6 +786,17 @@ mod tests {
     #[test]
     fn cursor_forward_is_a_gap_and_column_one_a_carriage_return() {
         assert_eq!(lines(b"Unable\x1b[1Cto\x1b[3Gconnect\x1b[Gagain"), ["Unable to connect", "again"]);
+    }
+
+    #[test]
+    fn a_forward_move_at_a_line_s_start_indents_it_and_a_move_down_keeps_that() {
+        // Claude Code 2.1.337 draws a tool's output rows five columns in.
+        let raw = b"  \xe2\x8e\xbf  Error: Exit code 1\r\x1b[5C\x1b[1BAPI Error: 529 Overloaded\r\x1b[5C\x1b[1Bdone";
+        assert_eq!(lines(raw), ["  \u{23bf}  Error: Exit code 1", "     API Error: 529 Overloaded", "     done"]);
+        // A carriage return, a line feed or an absolute move starts at the edge again.
+        assert_eq!(lines(b"\x1b[3C\ra\n\x1b[2C\x1b[5;1Hb"), ["a", "b"]);
+        // Far moves stand for a bounded indent.
+        assert_eq!(lines(b"\x1b[60000C\x1b[60000Cx")[0].len(), usize::from(MAX_INDENT) + 1);
     }
 
     #[test]

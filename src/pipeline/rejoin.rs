@@ -439,11 +439,11 @@ fn copies(a: &str, b: &str, may_differ: impl Fn(u8) -> bool) -> bool {
 const SAME_START: usize = 8;
 
 /// The glyphs programs start their lines with (a result's `⎿`, a message's
-/// `●`, a failure's `✗`, a prompt's `❯`, a box's side, the `└` Codex draws
-/// before a call's output and an error's detail).
+/// `●`, Claude Code's error `∷`, a failure's `✗`, a prompt's `❯`, a box's
+/// side, the `└` Codex draws before a call's output and an error's detail).
 const GLYPHS: &[char] = &[
-    '⎿', '⏺', '●', '■', '✕', '✗', '✘', '×', '⚠', '✻', '✶', '✳', '✢', '✦', '❯', '›', '▸', '▶', '•', '◆', '◇', '✓', '✔',
-    '╭', '╰', '│', '┃', '└',
+    '⎿', '⏺', '●', '∷', '■', '✕', '✗', '✘', '×', '⚠', '✻', '✶', '✳', '✢', '✦', '❯', '›', '▸', '▶', '•', '◆', '◇', '✓',
+    '✔', '╭', '╰', '│', '┃', '└',
 ];
 
 /// Whether `below` starts a line of its own rather than going on from
