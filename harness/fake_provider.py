@@ -1040,27 +1040,21 @@ STREAM_ERROR_FALLBACK = {"stream-overloaded": "overloaded", "stream-server-error
 def stream_error_event(family: str, model: str, seq: int, scenario: str = "stream-overloaded"):
     """The (event name, data) an API sends inside a 200 stream when the
     model is overloaded (`stream-overloaded`) or the API fails internally
-    (`stream-server-error`) after the answer has begun."""
-    server = scenario == "stream-server-error"
+    (`stream-server-error`) after the answer has begun: the error object of
+    the status answer the scenario stands in for (STREAM_ERROR_FALLBACK)."""
+    status = STREAM_ERROR_FALLBACK[scenario]
     if family == "anthropic":
-        err = anthropic_error("server-error")[1]["error"] if server else {"type": "overloaded_error",
-                                                                          "message": "Overloaded"}
-        return "error", {"type": "error", "error": err}
+        return "error", {"type": "error", "error": anthropic_error(status)[1]["error"]}
     if family == "openai-chat":
-        if server:
-            return None, openai_error("server-error")[1]
-        return None, {"error": {"message": OVERLOADED_TEXT, "type": "server_error", "code": "server_is_overloaded"}}
+        return None, openai_error(status)[1]
     if family == "openai-responses":
         resp = _response_obj(model, "resp_fake" + uuid.uuid4().hex[:20], "failed", [])
-        if server:
+        if status == "server-error":
             resp["error"] = {"code": "server_error", "message": RESPONSES_SERVER_ERROR_TEXT % uuid.uuid4()}
         else:
             resp["error"] = {"code": "server_is_overloaded", "message": OVERLOADED_TEXT}
         return "response.failed", {"type": "response.failed", "sequence_number": seq, "response": resp}
-    if server:
-        return None, gemini_error("server-error")[1]
-    return None, {"error": {"code": 503, "message": "The model is overloaded. Please try again later.",
-                            "status": "UNAVAILABLE"}}
+    return None, gemini_error(status)[1]
 
 
 def _response_obj(model: str, rid: str, status: str, output):
