@@ -49,7 +49,7 @@ DEFAULT_SCENARIOS = ["healthy", "overloaded", "rate-limit", "auth", "server-erro
 # ask for these with --scenario: the committed regeneration leaves them out
 EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidden", "gateway-timeout", "tls",
                    "too-long", "not-found", "payment", "account", "flaky", "unreachable", "closed", "rate-limit-long",
-                   "stream-overloaded", "stream-server-error", "cdn-timeout", "empty-503", "blocked",
+                   "stream-overloaded", "stream-server-error", "stream-rate-limit", "cdn-timeout", "empty-503", "blocked",
                    "maintenance", "no-upstream", "upstream-reset", "stall", "cdn-rate-limit", "tool",
                    "write", "request-timeout", "proxy-auth", "disk-full",
                    *PLAN_LIMITS,
@@ -142,6 +142,8 @@ EXPECT = {
     "stream-overloaded": ("pause", "overloaded_5xx"),
     # the answer began, then the API failed internally inside the stream
     "stream-server-error": ("retry", "server_5xx"),
+    # the answer began, then a rate limit arrived inside the stream
+    "stream-rate-limit": ("retry", "rate_limit"),
     # a CDN in front of the provider gave up on it (524, outside the standard's list)
     "cdn-timeout": ("retry", "server_5xx"),
     # the service is down and the balancer says only the status
@@ -186,7 +188,7 @@ FAULT_RE = {
     # and the provider dialects': OpenRouter's, LiteLLM's, Ollama's, Z.ai's)
     "overloaded": r"(?i)overload|\b529\b|\b503\b|UNAVAILABLE|at capacity|unable to process your request|"
     r"server busy|provider returned error|访问量过大",
-    "rate-limit": r"(?i)\b429\b|rate.?limit(?!s\b)|too many requests|RESOURCE_EXHAUSTED|resource has been exhausted|"
+    "rate-limit": r"(?i)\b429\b|rate(?:.?|\s+)limit(?!s\b)|too many requests|RESOURCE_EXHAUSTED|resource has been exhausted|"
     r"速率限制",
     "quota": r"(?i)quota|credit balance|plan and billing|billing details|insufficient balance|budget has been exceeded",
     "auth": r"(?i)\b401\b|unauthori[sz]ed|authentication.?(error|failed|fails)|invalid.{0,20}api.?key|api key not valid|"
@@ -260,6 +262,8 @@ FAULT_RE["stream-overloaded"] = FAULT_RE["overloaded"] + r"|stream ended without
 # (aider's own 80-column wrap can cut OpenAI's sentence after `server had`)
 FAULT_RE["stream-server-error"] = (FAULT_RE["server-error"] + r"|stream ended without|missing finish reason|"
                                   r"error occurred while processing your request|api_error|server had\b")
+FAULT_RE["stream-rate-limit"] = (FAULT_RE["rate-limit"] + r"|stream ended without|missing finish reason|"
+                                r"throttl|rate_limit")
 # through the proxy (its refusal, a failed tunnel) or, for a client that does not
 # use one, the name that does not resolve
 # (not `dns`'s `resolve`: Codex's skill instructions in its transcript say it)

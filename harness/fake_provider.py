@@ -55,6 +55,12 @@ The scenario decides what the generation endpoints answer:
                 Responses `response.failed` with `server_error`, a Gemini 500
                 `INTERNAL` object, Bedrock's internalServerException); a
                 request that does not stream gets `server-error`
+  stream-rate-limit  the same, but the in-stream error is a rate limit
+                (Anthropic `rate_limit_error`, an OpenAI chunk or a
+                Responses `response.failed` with `rate_limit_exceeded`, a
+                Gemini 429 `RESOURCE_EXHAUSTED` object, Bedrock's
+                throttlingException); a request that does not stream gets
+                `rate-limit`
   bad-gateway   502 with the HTML page an nginx proxy sends
   forbidden     403 with the family's permission body (Anthropic
                 `permission_error`, OpenAI's unsupported region, Gemini
@@ -201,6 +207,7 @@ SCENARIOS = (
     "midstream",
     "stream-overloaded",
     "stream-server-error",
+    "stream-rate-limit",
     "bad-gateway",
     "forbidden",
     "gateway-timeout",
@@ -1023,9 +1030,8 @@ GATEWAY_TEXT = {
     "cdn-rate-limit": (429, "error code: 1015"),
 }
 
-# stream-overloaded, stream-server-error: the events sent before the in-stream error
+# stream-overloaded, stream-server-error, stream-rate-limit: the events sent before the in-stream error
 STREAM_ERROR_EVENTS = {"converse": 2, "anthropic": 3, "openai-chat": 1, "openai-responses": 2, "gemini": 1}
-OVERLOADED_TEXT = "The server is overloaded. Please try again later."
 # What the Responses API says in a `response.failed` whose code is
 # `server_error`, as Codex users quote it behind `stream disconnected before
 # completion:` (openai/codex#27684, #41895: the request id is a UUID there)
@@ -1034,13 +1040,23 @@ RESPONSES_SERVER_ERROR_TEXT = (
     "help center at help.openai.com if the error persists. Please include the request ID %s in your message."
 )
 # the non-streaming scenario each in-stream error stands in for
-STREAM_ERROR_FALLBACK = {"stream-overloaded": "overloaded", "stream-server-error": "server-error"}
+STREAM_ERROR_FALLBACK = {"stream-overloaded": "overloaded", "stream-server-error": "server-error",
+                         "stream-rate-limit": "rate-limit"}
+# the code of a Responses `response.failed` per in-stream error; the sentence is
+# the status answer's but for `server_error`'s (RESPONSES_SERVER_ERROR_TEXT)
+RESPONSES_FAILED_CODE = {"overloaded": "server_is_overloaded", "server-error": "server_error",
+                         "rate-limit": "rate_limit_exceeded"}
+# Bedrock's stream exception per in-stream error: (exception, BEDROCK_ERRORS entry)
+BEDROCK_STREAM_EXCEPTION = {"overloaded": ("serviceUnavailableException", "unavailable"),
+                            "server-error": ("internalServerException", "server-error"),
+                            "rate-limit": ("throttlingException", "rate-limit")}
 
 
 def stream_error_event(family: str, model: str, seq: int, scenario: str = "stream-overloaded"):
     """The (event name, data) an API sends inside a 200 stream when the
-    model is overloaded (`stream-overloaded`) or the API fails internally
-    (`stream-server-error`) after the answer has begun: the error object of
+    model is overloaded (`stream-overloaded`), the API fails internally
+    (`stream-server-error`) or a rate limit is hit (`stream-rate-limit`)
+    after the answer has begun: the error object of
     the status answer the scenario stands in for (STREAM_ERROR_FALLBACK)."""
     status = STREAM_ERROR_FALLBACK[scenario]
     if family == "anthropic":
@@ -1050,9 +1066,10 @@ def stream_error_event(family: str, model: str, seq: int, scenario: str = "strea
     if family == "openai-responses":
         resp = _response_obj(model, "resp_fake" + uuid.uuid4().hex[:20], "failed", [])
         if status == "server-error":
-            resp["error"] = {"code": "server_error", "message": RESPONSES_SERVER_ERROR_TEXT % uuid.uuid4()}
+            message = RESPONSES_SERVER_ERROR_TEXT % uuid.uuid4()
         else:
-            resp["error"] = {"code": "server_is_overloaded", "message": OVERLOADED_TEXT}
+            message = openai_error(status)[1]["error"]["message"]
+        resp["error"] = {"code": RESPONSES_FAILED_CODE[status], "message": message}
         return "response.failed", {"type": "response.failed", "sequence_number": seq, "response": resp}
     return None, gemini_error(status)[1]
 
@@ -1773,11 +1790,8 @@ class Handler(BaseHTTPRequestHandler):
             self._first_events(events, n)
             if self._route == "bedrock":
                 # Bedrock ends a stream with an exception of its own, not the model's error event
-                if scenario == "stream-server-error":
-                    exc = ("internalServerException", BEDROCK_ERRORS["server-error"][2])
-                else:
-                    exc = ("serviceUnavailableException", BEDROCK_ERRORS["unavailable"][2])
-                self.wfile.write(bedrock_exception(*exc))
+                name, entry = BEDROCK_STREAM_EXCEPTION[STREAM_ERROR_FALLBACK[scenario]]
+                self.wfile.write(bedrock_exception(name, BEDROCK_ERRORS[entry][2]))
             elif family == "openai-chat" and self.dialect in DIALECT_STREAM_ERRORS and scenario == "stream-overloaded":
                 self.wfile.write(self._sse_frame(None, DIALECT_STREAM_ERRORS[self.dialect]))
             else:

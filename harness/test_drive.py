@@ -418,6 +418,18 @@ class ProviderAnswerTest(unittest.TestCase):
         # a request that does not stream gets the plain scenario's status
         self.assertEqual(self.serve("stream-server-error", "/v1/messages", max_tokens=8).getresponse().status, 500)
 
+    def test_stream_rate_limit_ends_a_begun_stream_with_a_rate_limit(self):
+        resp = self.serve("stream-rate-limit", "/v1/messages", stream=True, max_tokens=8).getresponse()
+        self.assertEqual(resp.status, 200)
+        last = resp.read().decode().strip().split("\n\n")[-1].splitlines()
+        self.assertEqual(json.loads(last[1][len("data: "):])["error"]["type"], "rate_limit_error")
+        resp = self.serve("stream-rate-limit", "/v1/responses", stream=True, input="hi").getresponse()
+        failed = json.loads(resp.read().decode().strip().split("\n\n")[-1].splitlines()[1][len("data: "):])
+        error = failed["response"]["error"]
+        self.assertEqual((failed["type"], error["code"]), ("response.failed", "rate_limit_exceeded"))
+        self.assertIn("try again in", error["message"])
+        self.assertEqual(self.serve("stream-rate-limit", "/v1/messages", max_tokens=8).getresponse().status, 429)
+
     @staticmethod
     def eventstream_messages(data):
         """Decode AWS event-stream frames, checking both CRCs: (headers, payload) each."""

@@ -833,7 +833,10 @@ fn bait_a_program_word_wraps_itself() {
     // columns, read under claude and opencode). 303 until Copilot CLI's
     // process-log example of a proxy's refused tunnel (one row at 60 columns
     // starts with the native runtime's `Failed native model HTTP request:`).
-    assert!(fired.len() <= 304, "{} fired:\n{}", fired.len(), fired.join("\n"));
+    // 304 until the in-stream rate limit's examples (eight rows under
+    // opencode, whose rules read a provider's sentence after a blank:
+    // Qwen Code's JSON results and Copilot CLI's summaries, cut mid-line).
+    assert!(fired.len() <= 312, "{} fired:\n{}", fired.len(), fired.join("\n"));
 }
 
 /// The line with a request id after it, as a next release may append one
