@@ -258,12 +258,12 @@ FAULT_RE["proxy-auth"] = r"(?i)\b407\b|proxy auth|cache access denied|proxy-auth
 FAULT_RE["upstream-reset"] = FAULT_RE["unavailable"] + r"|upstream connect error|disconnect/reset"
 # or, where the client's SDK does not raise the in-stream error, the stream
 # that ended without a finish (Gemini CLI: `Model stream ended without a finish reason.`)
-FAULT_RE["stream-overloaded"] = FAULT_RE["overloaded"] + r"|stream ended without|missing finish reason|provider disconnected"
+STREAM_ENDED = r"|stream ended without|missing finish reason"
+FAULT_RE["stream-overloaded"] = FAULT_RE["overloaded"] + STREAM_ENDED + r"|provider disconnected"
 # (aider's own 80-column wrap can cut OpenAI's sentence after `server had`)
-FAULT_RE["stream-server-error"] = (FAULT_RE["server-error"] + r"|stream ended without|missing finish reason|"
-                                  r"error occurred while processing your request|api_error|server had\b")
-FAULT_RE["stream-rate-limit"] = (FAULT_RE["rate-limit"] + r"|stream ended without|missing finish reason|"
-                                r"throttl|rate_limit")
+FAULT_RE["stream-server-error"] = (FAULT_RE["server-error"] + STREAM_ENDED
+                                  + r"|error occurred while processing your request|api_error|server had\b")
+FAULT_RE["stream-rate-limit"] = FAULT_RE["rate-limit"] + STREAM_ENDED + r"|throttl|rate_limit"
 # through the proxy (its refusal, a failed tunnel) or, for a client that does not
 # use one, the name that does not resolve
 # (not `dns`'s `resolve`: Codex's skill instructions in its transcript say it)

@@ -1052,7 +1052,7 @@ BEDROCK_STREAM_EXCEPTION = {"overloaded": ("serviceUnavailableException", "unava
                             "rate-limit": ("throttlingException", "rate-limit")}
 
 
-def stream_error_event(family: str, model: str, seq: int, scenario: str = "stream-overloaded"):
+def stream_error_event(family: str, model: str, seq: int, scenario: str):
     """The (event name, data) an API sends inside a 200 stream when the
     model is overloaded (`stream-overloaded`), the API fails internally
     (`stream-server-error`) or a rate limit is hit (`stream-rate-limit`)
