@@ -48,7 +48,7 @@ TAIL = 64 * 1024
 DEFAULT_SCENARIOS = ["healthy", "overloaded", "rate-limit", "auth", "server-error", "unavailable", "refused", "hang"]
 # ask for these with --scenario: the committed regeneration leaves them out
 EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidden", "gateway-timeout", "tls",
-                   "too-long", "not-found", "payment", "account", "flaky", "unreachable", "closed", "rate-limit-long",
+                   "too-long", "not-found", "payment", "account", "flaky", "side-down", "unreachable", "closed", "rate-limit-long",
                    "stream-overloaded", "stream-server-error", "stream-rate-limit", "cdn-timeout", "empty-503", "blocked",
                    "maintenance", "no-upstream", "upstream-reset", "stall", "cdn-rate-limit", "tool",
                    "write", "request-timeout", "proxy-auth", "disk-full",
@@ -58,6 +58,12 @@ EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidd
 # file is `visible` (in `tool` the tools' own output, in `write` the file the agent
 # writes, looks like fault text on purpose)
 NO_FAULT = ("healthy", "tool", "write")
+# a fault the session is to get past: the run waits for the answer, and a
+# file shows the fault text (visible) and whether the answer followed
+GOT_PAST = ("flaky", "side-down")
+# no tool in any request (aider edits through its own text formats): every
+# request would be a side call of `side-down`, so it is not run there
+NO_TOOLS = ("aider",)
 # the agent calls tools: it may run them without asking (allow_tools), the pane is
 # taller, the run longer, and the provider's answers are noted step by step
 TOOL_SCENARIOS = ("tool", "write")
@@ -129,6 +135,9 @@ EXPECT = {
     "account": ("pause", "auth"),
     # overloaded twice, then answered: the session got past the outage
     "flaky": ("charge", "none"),
+    # the side calls (titles, summaries, model lists, token counts) overloaded,
+    # the conversation answered: nothing the session needed failed
+    "side-down": ("charge", "none"),
     # a subscription plan's usage is spent (a window, paid extra usage, an admin's
     # setting): the clock or a person must act
     **{s: ("pause", "quota_usage_limit") for s in PLAN_LIMITS},
@@ -235,6 +244,7 @@ FAULT_RE["closed"] = (r"(?i)socket hang up|other side closed|disconnected|empty 
 FAULT_RE["disk-full"] = (r"(?i)ENOSPC|EDQUOT|no space left|disk (?:is )?full|out of (?:disk )?space|"
                          r"not enough (?:disk )?space|insufficient (?:disk )?space|os error 28|Errno 28|quota exceeded")
 FAULT_RE["flaky"] = FAULT_RE["overloaded"]
+FAULT_RE["side-down"] = FAULT_RE["overloaded"]
 # (a status not after `,`, `.` or `:`: OpenHands' log stamps milliseconds `12:38:20,403`)
 FAULT_RE["account"] = (r"(?i)(?<![,.:])\b40[03]\b|bad request|organization has been disabled|disabled organization|"
                        r"must be verified|verify organization|location is not supported|FAILED_PRECONDITION|"
@@ -1216,7 +1226,7 @@ def run_tui(cli, spec, scenario, root, out, versions, log):
     tmux(sock, "set-option", "-g", "remain-on-exit", "on", check=False)
     tmux(sock, "pipe-pane", "-o", "-t", "h:0.0", f"cat >> {shq(str(raw))}")
     fault = re.compile(FAULT_RE.get(scenario, HEALTHY_RE))
-    done_re = re.compile(HEALTHY_RE) if scenario in (*NO_FAULT, "flaky") else fault
+    done_re = re.compile(HEALTHY_RE) if scenario in (*NO_FAULT, *GOT_PAST) else fault
     if scenario == "disk-full":
         # a CLI that never writes where the disk is full just answers
         done_re = re.compile(f"{FAULT_RE[scenario]}|{HEALTHY_RE}")
@@ -1503,6 +1513,9 @@ def run_inner(args) -> int:
         out.mkdir(parents=True, exist_ok=True)
         meta_path = out / "runs.json"
         for scenario in scenarios:
+            if scenario == "side-down" and cli in NO_TOOLS:
+                print(f"skip {cli} {scenario}: it offers the model no tools", flush=True)
+                continue
             for mode in modes:
                 jobs = []
                 if mode == "tui":
@@ -1625,7 +1638,7 @@ def write_manifest(root: Path = FIXTURES) -> Path:
             else:
                 visible = "yes" if re.search(FAULT_RE[scenario], data.replace(PROMPT, "")) else "no"
                 extra = []
-                if scenario == "flaky":
+                if scenario in GOT_PAST:
                     extra.append("answer shown" if re.search(HEALTHY_RE, data) else "answer not in this file")
                 if scenario == "disk-full" and visible == "yes":
                     # A CLI that only warned of the full disk and then answered got
@@ -1650,7 +1663,7 @@ def write_manifest(root: Path = FIXTURES) -> Path:
                 extra.append(f"exit {note['exit']}")
             if note.get("error"):
                 extra.append("harness error: " + note["error"])
-            if note.get("fault_seen_line") and label == "tui" and scenario not in (*NO_FAULT, "flaky"):
+            if note.get("fault_seen_line") and label == "tui" and scenario not in (*NO_FAULT, *GOT_PAST):
                 extra.append(f"first fault text on screen at {note.get('fault_seen_s')}s: {note['fault_seen_line']}")
             if note.get("tool_steps"):
                 extra.append("tool steps: " + note["tool_steps"])

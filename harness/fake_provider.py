@@ -101,6 +101,13 @@ The scenario decides what the generation endpoints answer:
   flaky         the first FLAKY_FAILURES generation requests get the
                 `overloaded` answer, every later one a healthy answer: an
                 outage the session gets past (to be charged, as recovered)
+  side-down     the conversation's own requests (those that offer the agent
+                its tools) get the healthy answer; every side request gets
+                the `overloaded` answer: a generation request with no tools
+                or one that wants a JSON-schema answer (a title, a summary, a
+                next-speaker check), a model list, a token count. The
+                session's work is untouched: what a CLI prints about its
+                side calls failing must be charged
   too-long      400: the request is over the model's context window (Anthropic
                 `prompt is too long`, OpenAI `context_length_exceeded`, Gemini
                 `INVALID_ARGUMENT`): the work's own fault, to be charged
@@ -229,6 +236,7 @@ SCENARIOS = (
     "payment",
     "account",
     "flaky",
+    "side-down",
     *PLAN_LIMITS,
     "tool",
     "write",
@@ -1900,11 +1908,31 @@ class Handler(BaseHTTPRequestHandler):
         return self._send_call(
             tool_call_answer(family, body, path, query, name, args, WRITE_LEADS[step], custom), family)
 
+    def _side_request(self, family):
+        """`side-down`: whether this request is a side call, not a step of
+        the conversation: a token count, or a generation request that offers
+        no tool or wants a JSON-schema answer (Codex's thread title offers its
+        tools and asks for JSON). Only for the API families whose tools
+        `request_tools` reads; another family's request is a step."""
+        path = urlsplit(self.path).path
+        if path.endswith(("/count_tokens", ":countTokens", "count-tokens")):
+            return True
+        if family not in ("anthropic", "openai-chat", "openai-responses", "gemini"):
+            return False
+        body = self._request_body or {}
+        schema = ((body.get("text") or {}).get("format") or {}).get("type") == "json_schema" or (
+            (body.get("response_format") or {}).get("type") == "json_schema")
+        return schema or not request_tools(family, body)
+
     def _fault(self, family):
         """Answer the scenario's fault; True when a fault was sent."""
         sc = self.scenario
         if sc in ("healthy", "tls", "tool", "write", "disk-full"):
             return False
+        if sc == "side-down":
+            if not self._side_request(family):
+                return False
+            sc = "overloaded"
         if sc == "flaky":
             with Handler.log_lock:
                 if Handler.flaky_left <= 0:
@@ -2024,15 +2052,17 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         path = urlsplit(self.path).path
-        if self.scenario in ("auth", "forbidden") and ("/models" in path):
+        if self.scenario in ("auth", "forbidden", "side-down") and ("/models" in path):
+            # `side-down`: a model list is a side call
+            sc = "overloaded" if self.scenario == "side-down" else self.scenario
             fam = "gemini" if "v1beta" in path else "openai"
             headers = {}
             if fam == "gemini":
-                status, body = gemini_error(self.scenario)
-            elif answer := dialect_error(self.dialect, self.scenario):
+                status, body = gemini_error(sc)
+            elif answer := dialect_error(self.dialect, sc):
                 status, body, headers = answer
             else:
-                status, body = openai_error(self.scenario)
+                status, body = openai_error(sc)
             self._log(status, fam)
             self._send_json(status, body, headers)
             return
@@ -2078,7 +2108,7 @@ class Handler(BaseHTTPRequestHandler):
         model = body.get("model") or MODEL
 
         if self._route and "count-tokens" in path:
-            if self.scenario in ("auth", "forbidden"):
+            if self.scenario in ("auth", "forbidden", "side-down"):
                 return self._fault("anthropic")
             self._log(200, "count-tokens")
             return self._send_json(200, {"inputTokens": 12} if self._route == "bedrock" else {"input_tokens": 12})
@@ -2104,7 +2134,7 @@ class Handler(BaseHTTPRequestHandler):
             return self._send_json(200, anthropic_message())
 
         if path.endswith("/count_tokens") or path.endswith(":countTokens"):
-            if self.scenario in ("auth", "forbidden"):
+            if self.scenario in ("auth", "forbidden", "side-down"):
                 return self._fault("gemini" if ":" in path else "anthropic")
             self._log(200, "count-tokens")
             if ":" in path:

@@ -129,6 +129,14 @@ const CASES: &[Case] = &[
         recovered: false,
     },
     Case {
+        file: "codex-rollout-recovered.jsonl",
+        action: Action::Charge,
+        kind: Some("rate_limit"),
+        rule: Some("codex/rollout-turn-rate-limit"),
+        evidence: Some(("rate limit exceeded: Rate limit reached", "rate_limit_exceeded")),
+        recovered: true,
+    },
+    Case {
         file: "gemini-stream-healthy.jsonl",
         action: Action::Charge,
         kind: None,
