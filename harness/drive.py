@@ -48,7 +48,7 @@ TAIL = 64 * 1024
 DEFAULT_SCENARIOS = ["healthy", "overloaded", "rate-limit", "auth", "server-error", "unavailable", "refused", "hang"]
 # ask for these with --scenario: the committed regeneration leaves them out
 EXTRA_SCENARIOS = ("quota", "reset", "midstream", "bad-gateway", "dns", "forbidden", "gateway-timeout", "tls",
-                   "too-long", "not-found", "payment", "account", "flaky", "side-down", "unreachable", "closed", "rate-limit-long",
+                   "too-long", "not-found", "payment", "account", "flaky", "side-down", "late-overloaded", "unreachable", "closed", "rate-limit-long",
                    "stream-overloaded", "stream-server-error", "stream-rate-limit", "cdn-timeout", "empty-503", "blocked",
                    "maintenance", "no-upstream", "upstream-reset", "stall", "cdn-rate-limit", "tool",
                    "write", "request-timeout", "proxy-auth", "disk-full",
@@ -62,11 +62,13 @@ NO_FAULT = ("healthy", "tool", "write")
 # file shows the fault text (visible) and whether the answer followed
 GOT_PAST = ("flaky", "side-down")
 # no tool in any request (aider edits through its own text formats): every
-# request would be a side call of `side-down`, so it is not run there
+# request would be a side call of `side-down`, and `late-overloaded` would
+# never reach its outage, so neither is run there
 NO_TOOLS = ("aider",)
+TOOL_ONLY = ("side-down", "late-overloaded")
 # the agent calls tools: it may run them without asking (allow_tools), the pane is
 # taller, the run longer, and the provider's answers are noted step by step
-TOOL_SCENARIOS = ("tool", "write")
+TOOL_SCENARIOS = ("tool", "write", "late-overloaded")
 # every scenario, in the order of the results table's columns; those with a
 # provider are fake_provider.SCENARIOS (a test holds the two together)
 SCENARIOS = [*DEFAULT_SCENARIOS, *EXTRA_SCENARIOS]
@@ -88,14 +90,14 @@ HANG_MARKS = (10, 30, 60, 90)
 CAP_S = 90
 # scenarios whose runs need longer than CAP_S unless --cap says otherwise (`tool`: three turns
 # and two commands; opencode took 74 s for one healthy turn)
-SCENARIO_CAP_S = {"tool": 240, "write": 240}
+SCENARIO_CAP_S = {"tool": 240, "write": 240, "late-overloaded": 240}
 CAP = int(os.environ.get("FAULTSIFT_HARNESS_CAP", CAP_S))  # --cap sets it for the inner process
 WIDTH_COLS = 120
 WIDTH = int(os.environ.get("FAULTSIFT_HARNESS_WIDTH", WIDTH_COLS))  # --width sets it for the inner process
 HEIGHT_ROWS = 40
 # taller panes: `tool` has three turns and two tool blocks, and a full-screen TUI
 # (opencode) keeps no scrollback, so its pane holds only what fits on the screen
-SCENARIO_ROWS = {"tool": 60, "write": 60}
+SCENARIO_ROWS = {"tool": 60, "write": 60, "late-overloaded": 60}
 # `tool`, `write`: the key that shows the tools' output in full (Claude Code's
 # transcript view, Gemini CLI's and Qwen Code's Ctrl+O, Copilot CLI's "toggle all
 # timeline", the OpenHands CLI's "Toggle Cells", which opens every collapsed `▶`
@@ -138,6 +140,9 @@ EXPECT = {
     # the side calls (titles, summaries, model lists, token counts) overloaded,
     # the conversation answered: nothing the session needed failed
     "side-down": ("charge", "none"),
+    # the agent ran two commands, then the provider was overloaded: the outage
+    # ended the session, whatever work came before it
+    "late-overloaded": ("pause", "overloaded_5xx"),
     # a subscription plan's usage is spent (a window, paid extra usage, an admin's
     # setting): the clock or a person must act
     **{s: ("pause", "quota_usage_limit") for s in PLAN_LIMITS},
@@ -245,6 +250,7 @@ FAULT_RE["disk-full"] = (r"(?i)ENOSPC|EDQUOT|no space left|disk (?:is )?full|out
                          r"not enough (?:disk )?space|insufficient (?:disk )?space|os error 28|Errno 28|quota exceeded")
 FAULT_RE["flaky"] = FAULT_RE["overloaded"]
 FAULT_RE["side-down"] = FAULT_RE["overloaded"]
+FAULT_RE["late-overloaded"] = FAULT_RE["overloaded"]
 # (a status not after `,`, `.` or `:`: OpenHands' log stamps milliseconds `12:38:20,403`)
 FAULT_RE["account"] = (r"(?i)(?<![,.:])\b40[03]\b|bad request|organization has been disabled|disabled organization|"
                        r"must be verified|verify organization|location is not supported|FAILED_PRECONDITION|"
@@ -1513,7 +1519,7 @@ def run_inner(args) -> int:
         out.mkdir(parents=True, exist_ok=True)
         meta_path = out / "runs.json"
         for scenario in scenarios:
-            if scenario == "side-down" and cli in NO_TOOLS:
+            if scenario in TOOL_ONLY and cli in NO_TOOLS:
                 print(f"skip {cli} {scenario}: it offers the model no tools", flush=True)
                 continue
             for mode in modes:

@@ -101,6 +101,12 @@ The scenario decides what the generation endpoints answer:
   flaky         the first FLAKY_FAILURES generation requests get the
                 `overloaded` answer, every later one a healthy answer: an
                 outage the session gets past (to be charged, as recovered)
+  late-overloaded  the agent works first: the first two generation requests
+                that offer a shell tool get a call of it running harmless
+                commands (a listing, an echo), and from the third on such a
+                request gets the `overloaded` answer; a request without a
+                shell tool (a title) gets the healthy answer: an outage that
+                ends a session after it had done some work
   side-down     the conversation's own requests (those that offer the agent
                 its tools) get the healthy answer; every side request gets
                 the `overloaded` answer: a generation request with no tools
@@ -237,6 +243,7 @@ SCENARIOS = (
     "account",
     "flaky",
     "side-down",
+    "late-overloaded",
     *PLAN_LIMITS,
     "tool",
     "write",
@@ -1180,6 +1187,10 @@ TOOL_COMMANDS = (
 )
 TOOL_DESCRIPTIONS = ("Print the service check log", "Re-run the failing check")
 TOOL_LEADS = ("I'll run the service checks first.", "Now the failing check again.")
+# `late-overloaded`: the work before the outage, in words no fault pattern reads
+LATE_COMMANDS = ("ls -a", "echo build ok")
+LATE_DESCRIPTIONS = ("List the files", "Check the build")
+LATE_LEADS = ("I'll look at the files first.", "Now a quick check of the build.")
 # The shell tool's name in each CLI's request, in order of preference (Codex's
 # `local_shell` has no name: it is a tool `type`).
 SHELL_TOOLS = ("Bash", "bash", "run_shell_command", "shell", "shell_command", "exec_command",
@@ -1835,12 +1846,12 @@ class Handler(BaseHTTPRequestHandler):
             pass
         self.close_connection = True
 
-    def _tool_turn(self, family, body, path, query):
+    def _tool_turn(self, family, body, path, query, late=False):
         """`tool`: the first two generation requests of a conversation that
         offer a shell tool get a call of it (counted by the tool results the
         request already holds); True when such a call was sent. The third, and
         any request without a shell tool (titles, summaries), get the healthy
-        answer."""
+        answer. `late`: `late-overloaded`'s harmless commands instead."""
         step = tool_results(family, body)
         tools = request_tools(family, body)
         shell = pick_shell_tool(tools)
@@ -1849,9 +1860,22 @@ class Handler(BaseHTTPRequestHandler):
             self._note = "tool: %d tool result(s), answer (tools: %s)" % (step, names or "none")
             return False
         name, schema = shell
-        args = tool_arguments(name, schema, tool_command(name, step), TOOL_DESCRIPTIONS[step])
+        command = LATE_COMMANDS[step] if late else tool_command(name, step)
+        described = (LATE_DESCRIPTIONS if late else TOOL_DESCRIPTIONS)[step]
+        args = tool_arguments(name, schema, command, described)
         self._log(200, family, "tool: call %d: %s(%s) (tools: %s)" % (step + 1, name, ", ".join(args), names))
-        return self._send_call(tool_call_answer(family, body, path, query, name, args, TOOL_LEADS[step]), family)
+        lead = (LATE_LEADS if late else TOOL_LEADS)[step]
+        return self._send_call(tool_call_answer(family, body, path, query, name, args, lead), family)
+
+    def _late_step(self, family):
+        """`late-overloaded`: whether this request is a step of the work after
+        its two tool calls (one that offers a shell tool and holds two tool
+        results), the one that gets the outage."""
+        body = self._request_body or {}
+        if family not in ("anthropic", "openai-chat", "openai-responses", "gemini"):
+            return False
+        return (pick_shell_tool(request_tools(family, body)) is not None
+                and tool_results(family, body) >= len(LATE_COMMANDS))
 
     def _send_call(self, streamed_answer, family):
         """Sends `tool_call_answer`'s answer, streamed or whole; True."""
@@ -1866,6 +1890,8 @@ class Handler(BaseHTTPRequestHandler):
         """`tool` and `write`: a tool call when the step calls for one."""
         if self.scenario == "tool":
             return self._tool_turn(family, body, path, query)
+        if self.scenario == "late-overloaded":
+            return self._tool_turn(family, body, path, query, late=True)
         if self.scenario == "write":
             return self._write_turn(family, body, path, query)
         return False
@@ -1931,6 +1957,10 @@ class Handler(BaseHTTPRequestHandler):
             return False
         if sc == "side-down":
             if not self._side_request(family):
+                return False
+            sc = "overloaded"
+        if sc == "late-overloaded":
+            if not self._late_step(family):
                 return False
             sc = "overloaded"
         if sc == "flaky":
