@@ -1191,6 +1191,12 @@ TOOL_LEADS = ("I'll run the service checks first.", "Now the failing check again
 LATE_COMMANDS = ("ls -a", "echo build ok")
 LATE_DESCRIPTIONS = ("List the files", "Check the build")
 LATE_LEADS = ("I'll look at the files first.", "Now a quick check of the build.")
+# the scenarios whose conversation runs shell calls: (commands, descriptions,
+# leads) of each step
+SHELL_STEPS = {"tool": (TOOL_COMMANDS, TOOL_DESCRIPTIONS, TOOL_LEADS),
+               "late-overloaded": (LATE_COMMANDS, LATE_DESCRIPTIONS, LATE_LEADS)}
+# the API families whose tools `request_tools` reads
+TOOL_FAMILIES = ("anthropic", "openai-chat", "openai-responses", "gemini")
 # The shell tool's name in each CLI's request, in order of preference (Codex's
 # `local_shell` has no name: it is a tool `type`).
 SHELL_TOOLS = ("Bash", "bash", "run_shell_command", "shell", "shell_command", "exec_command",
@@ -1213,12 +1219,19 @@ RISK_VALUE = "LOW"
 PERSISTENT_SHELL_TOOLS = ("terminal", "execute_bash")
 
 
-def tool_command(shell: str, step: int) -> str:
-    """The `tool` scenario's command of the step for the shell tool `shell`."""
-    command = TOOL_COMMANDS[step]
+def tool_command(shell: str, command: str) -> str:
+    """`command` as the shell tool `shell` is to run it: a persistent shell's
+    `exit` in a subshell."""
     if shell in PERSISTENT_SHELL_TOOLS and re.search(r"(^|;)\s*exit\b", command):
         return "(%s)" % command
     return command
+
+
+def wants_json_schema(body: dict) -> bool:
+    """Whether the request asks for an answer in a JSON schema (a side call:
+    Codex's thread title), in the Responses or the Chat Completions form."""
+    return ((body.get("text") or {}).get("format") or {}).get("type") == "json_schema" or (
+        (body.get("response_format") or {}).get("type") == "json_schema")
 
 
 def request_tools(family: str, body: dict) -> list[tuple[str, dict]]:
@@ -1846,35 +1859,32 @@ class Handler(BaseHTTPRequestHandler):
             pass
         self.close_connection = True
 
-    def _tool_turn(self, family, body, path, query, late=False):
-        """`tool`: the first two generation requests of a conversation that
-        offer a shell tool get a call of it (counted by the tool results the
-        request already holds); True when such a call was sent. The third, and
-        any request without a shell tool (titles, summaries), get the healthy
-        answer. `late`: `late-overloaded`'s harmless commands instead."""
+    def _tool_turn(self, family, body, path, query):
+        """`tool`, `late-overloaded`: the first two generation requests of a
+        conversation that offer a shell tool get a call of it (counted by the
+        tool results the request already holds), with the scenario's commands
+        (SHELL_STEPS); True when such a call was sent. The third, and any
+        request without a shell tool (titles, summaries), get the healthy
+        answer (in `late-overloaded` the third gets its outage first: `_fault`)."""
+        commands, descriptions, leads = SHELL_STEPS[self.scenario]
         step = tool_results(family, body)
         tools = request_tools(family, body)
         shell = pick_shell_tool(tools)
         names = ",".join(n for n, _ in tools)
-        if step >= len(TOOL_COMMANDS) or shell is None:
+        if step >= len(commands) or shell is None:
             self._note = "tool: %d tool result(s), answer (tools: %s)" % (step, names or "none")
             return False
         name, schema = shell
-        command = LATE_COMMANDS[step] if late else tool_command(name, step)
-        described = (LATE_DESCRIPTIONS if late else TOOL_DESCRIPTIONS)[step]
-        args = tool_arguments(name, schema, command, described)
+        args = tool_arguments(name, schema, tool_command(name, commands[step]), descriptions[step])
         self._log(200, family, "tool: call %d: %s(%s) (tools: %s)" % (step + 1, name, ", ".join(args), names))
-        lead = (LATE_LEADS if late else TOOL_LEADS)[step]
-        return self._send_call(tool_call_answer(family, body, path, query, name, args, lead), family)
+        return self._send_call(tool_call_answer(family, body, path, query, name, args, leads[step]), family)
 
     def _late_step(self, family):
         """`late-overloaded`: whether this request is a step of the work after
         its two tool calls (one that offers a shell tool and holds two tool
         results), the one that gets the outage."""
         body = self._request_body or {}
-        if family not in ("anthropic", "openai-chat", "openai-responses", "gemini"):
-            return False
-        return (pick_shell_tool(request_tools(family, body)) is not None
+        return (family in TOOL_FAMILIES and pick_shell_tool(request_tools(family, body)) is not None
                 and tool_results(family, body) >= len(LATE_COMMANDS))
 
     def _send_call(self, streamed_answer, family):
@@ -1888,10 +1898,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def _tool_scenario_turn(self, family, body, path, query):
         """`tool` and `write`: a tool call when the step calls for one."""
-        if self.scenario == "tool":
+        if self.scenario in SHELL_STEPS:
             return self._tool_turn(family, body, path, query)
-        if self.scenario == "late-overloaded":
-            return self._tool_turn(family, body, path, query, late=True)
         if self.scenario == "write":
             return self._write_turn(family, body, path, query)
         return False
@@ -1908,8 +1916,7 @@ class Handler(BaseHTTPRequestHandler):
         names = ",".join(n for n, _ in tools)
         # a side request that wants a JSON object (Codex's thread title, which
         # offers apply_patch too) is no step of the conversation
-        side = ((body.get("text") or {}).get("format") or {}).get("type") == "json_schema" or (
-            (body.get("response_format") or {}).get("type") == "json_schema")
+        side = wants_json_schema(body)
         picked = pick_file_tool(tools, step) if step < 2 and not side else None
         shell = pick_shell_tool(tools) if step < 2 and not side and picked is None else None
         if picked is None and shell is None:
@@ -1943,24 +1950,20 @@ class Handler(BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         if path.endswith(("/count_tokens", ":countTokens", "count-tokens")):
             return True
-        if family not in ("anthropic", "openai-chat", "openai-responses", "gemini"):
+        if family not in TOOL_FAMILIES:
             return False
         body = self._request_body or {}
-        schema = ((body.get("text") or {}).get("format") or {}).get("type") == "json_schema" or (
-            (body.get("response_format") or {}).get("type") == "json_schema")
-        return schema or not request_tools(family, body)
+        return wants_json_schema(body) or not request_tools(family, body)
 
     def _fault(self, family):
         """Answer the scenario's fault; True when a fault was sent."""
         sc = self.scenario
         if sc in ("healthy", "tls", "tool", "write", "disk-full"):
             return False
-        if sc == "side-down":
-            if not self._side_request(family):
-                return False
-            sc = "overloaded"
-        if sc == "late-overloaded":
-            if not self._late_step(family):
+        if sc in ("side-down", "late-overloaded"):
+            # only some requests get the outage: the side calls, or the work's
+            # step after its tool calls
+            if not (self._side_request(family) if sc == "side-down" else self._late_step(family)):
                 return False
             sc = "overloaded"
         if sc == "flaky":

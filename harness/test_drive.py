@@ -609,6 +609,42 @@ class ProviderAnswerTest(unittest.TestCase):
             body = json.loads(self.serve("tool", **extra).getresponse().read())
             self.assertEqual(body["choices"][0]["message"]["content"], fake_provider.HEALTHY_TEXT)
 
+    def test_side_down_fails_only_the_side_calls(self):
+        shell = {"type": "function", "function": {"name": "bash", "parameters": {
+            "type": "object", "required": ["command"], "properties": {"command": {"type": "string"}}}}}
+        overloaded = fake_provider.openai_error("overloaded")[0]
+        # the conversation's request offers the agent its tools: answered
+        conn = self.serve("side-down", tools=[shell])
+        body = json.loads(conn.getresponse().read())
+        self.assertEqual(body["choices"][0]["message"]["content"], fake_provider.HEALTHY_TEXT)
+        # a model list on the same provider: a side call
+        conn.request("GET", "/v1/models")
+        self.assertEqual(conn.getresponse().status, overloaded)
+        # no tools, or a JSON-schema answer wanted (a title): a side call
+        titled = {"tools": [shell], "response_format": {"type": "json_schema", "json_schema": {}}}
+        for extra in ({}, titled):
+            self.assertEqual(self.serve("side-down", **extra).getresponse().status, overloaded)
+        # a token count, whatever it holds
+        status = self.serve("side-down", "/v1/messages/count_tokens", tools=[shell]).getresponse().status
+        self.assertEqual(status, fake_provider.anthropic_error("overloaded")[0])
+
+    def test_late_overloaded_works_twice_then_fails(self):
+        shell = {"type": "function", "function": {"name": "bash", "parameters": {
+            "type": "object", "required": ["command"], "properties": {"command": {"type": "string"}}}}}
+        history = [{"role": "user", "content": "hi"}]
+
+        def answer(results, tools=(shell,)):
+            done = [{"role": "tool", "tool_call_id": "c%d" % i, "content": "ok"} for i in range(results)]
+            return self.serve("late-overloaded", tools=list(tools), messages=history + done).getresponse()
+
+        for step, command in enumerate(fake_provider.LATE_COMMANDS):
+            call, = json.loads(answer(step).read())["choices"][0]["message"]["tool_calls"]
+            self.assertEqual(json.loads(call["function"]["arguments"])["command"], command)
+        self.assertEqual(answer(2).status, fake_provider.openai_error("overloaded")[0])
+        # a request without a shell tool (a title) is answered
+        body = json.loads(answer(2, tools=()).read())
+        self.assertEqual(body["choices"][0]["message"]["content"], fake_provider.HEALTHY_TEXT)
+
     def test_write_writes_the_fixture_then_edits_it_then_answers(self):
         path_prop = {"type": "string", "description": "The absolute path to the file"}
         write = {"name": "Write", "input_schema": {"type": "object", "required": ["file_path", "content"],
