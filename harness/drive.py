@@ -1703,6 +1703,23 @@ def manifest_table(root: Path = FIXTURES) -> str:
     return "\n".join(out)
 
 
+TABLE_DOC = HERE / "TABLE.md"
+
+
+def table_doc(root: Path = FIXTURES) -> str:
+    """harness/TABLE.md: the manifest's table with its heading and legend."""
+    return (
+        "# Captures by CLI, file and scenario\n\n"
+        "Written by `python3 harness/drive.py --table > harness/TABLE.md` from\n"
+        "`testdata/clients/manifest.tsv`; `test_drive.py` checks that it is current.\n"
+        "`Y`: the fault text is in the file (`visible=yes`); `n`: it is not; for a\n"
+        "scenario with no fault at all (`healthy`, `tool`, `write`), `ok`: the\n"
+        "answer is in the file, `-`: it is not (standard error, or a stream that\n"
+        "splits the answer into deltas). Empty: not captured. `hang.pane.tNNN` rows\n"
+        "are left out.\n\n" + manifest_table(root) + "\n"
+    )
+
+
 # ---------------------------------------------------------------------------
 # drift
 
@@ -1933,9 +1950,12 @@ def main(argv=None) -> int:
     if args.manifest:
         recut()
         print(write_manifest())
+        # the table of captures follows the manifest (test_drive.py holds it)
+        TABLE_DOC.write_text(table_doc())
+        print(TABLE_DOC)
         return 0
     if args.table:
-        print(manifest_table())
+        sys.stdout.write(table_doc())
         return 0
     (CACHE / "runs").mkdir(parents=True, exist_ok=True)
     if args.run:

@@ -121,6 +121,26 @@ class CliBinTest(unittest.TestCase):
 
 
 class FixtureHelpersTest(unittest.TestCase):
+    def test_the_table_of_captures_is_current(self):
+        # harness/TABLE.md is written from the manifest; a merge that adds
+        # captures must write it again (`drive.py --table`).
+        self.assertEqual(drive.TABLE_DOC.read_text(), drive.table_doc(),
+                         "run: python3 harness/drive.py --table > harness/TABLE.md")
+
+    def test_the_table_marks_a_visible_fault_and_a_shown_answer(self):
+        with tempfile.TemporaryDirectory() as d:
+            root = Path(d)
+            header = "path\tcli\tversion\tform\tscenario\texpect_action\texpect_kind\tvisible\tnotes\n"
+            (root / "manifest.tsv").write_text(
+                header
+                + "x@1/auth.pane\tx\t1\tpane\tauth\tpause\tauth\tyes\t\n"
+                + "x@1/healthy.pane\tx\t1\tpane\thealthy\tcharge\tnone\tno\tanswer shown\n"
+                + "x@1/auth.text.stderr\tx\t1\ttext.stderr\tauth\tpause\tauth\tno\t\n")
+            table = drive.manifest_table(root).splitlines()
+        self.assertEqual(table[0], "| CLI | form | healthy | auth |")
+        self.assertIn("| x@1 | pane | ok | Y |", table)
+        self.assertIn("| x@1 | text.stderr |  | n |", table)
+
     def test_tail_cuts_at_a_line_boundary(self):
         data = b"".join(b"line %05d\n" % i for i in range(20000))
         out = drive.tail_at_line(data, 1000)

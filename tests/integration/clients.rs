@@ -70,6 +70,48 @@ fn form_family(form: &str) -> &'static str {
     }
 }
 
+/// Each CLI of `harness/versions.toml` with its name in the docs and the
+/// directory of its pinned release's captures (`claude@2.1.332`).
+fn pinned_dirs() -> Vec<(&'static str, String)> {
+    let text = std::fs::read_to_string(crate::util::root().join("harness/versions.toml")).unwrap();
+    let table: toml::Table = toml::from_str(&text).unwrap();
+    let clis = table["cli"].as_table().unwrap();
+    [
+        ("claude", "Claude Code"),
+        ("codex", "Codex"),
+        ("copilot", "Copilot CLI"),
+        ("gemini", "Gemini CLI"),
+        ("opencode", "opencode"),
+        ("qwen", "Qwen Code"),
+        ("aider", "aider"),
+        ("openhands", "OpenHands CLI"),
+        ("goose", "goose"),
+    ]
+    .into_iter()
+    .map(|(cli, name)| {
+        let version = clis[cli]["version"].as_str().unwrap();
+        (name, format!("{cli}@{version}"))
+    })
+    .collect()
+}
+
+/// GUIDE.md's table: per pinned release and kind of file, the visible faults
+/// caught of those captured (`—` where the release writes no such file).
+fn pin_table(pins: &[(&str, String)], per_pin: &BTreeMap<(String, &str), (usize, usize)>) -> String {
+    let mut table = String::from(
+        "| CLI | pane | raw stream | headless text and logs | headless JSON | transcript |\n| --- | --- | --- | --- | --- | --- |\n",
+    );
+    for (name, dir) in pins {
+        let version = dir.split_once('@').map_or("", |(_, v)| v);
+        let cells: Vec<String> = ["pane", "raw", "text", "json", "transcript"]
+            .iter()
+            .map(|f| per_pin.get(&(dir.clone(), *f)).map_or("—".to_string(), |(c, a)| format!("{c}/{a}")))
+            .collect();
+        table.push_str(&format!("| {name} {version} | {} |\n", cells.join(" | ")));
+    }
+    table
+}
+
 fn classify(pipelines: &mut BTreeMap<String, Pipeline>, c: &Capture) -> faultsift::Verdict {
     let p = pipelines.entry(c.cli.clone()).or_insert_with(|| builtin_pipeline(&c.cli, Some("failed")));
     let bytes = std::fs::read(testdata(&format!("clients/{}", c.path))).unwrap();
@@ -163,11 +205,19 @@ fn visible_faults_of_the_real_clis_are_caught() {
     let mut pipelines = BTreeMap::new();
     let mut per_cli: BTreeMap<String, (usize, usize, Vec<String>)> = BTreeMap::new();
     let mut per_form: BTreeMap<(String, &str), (usize, usize)> = BTreeMap::new();
+    let pins = pinned_dirs();
+    let mut per_pin: BTreeMap<(String, &str), (usize, usize)> = BTreeMap::new();
     for c in manifest().into_iter().filter(|c| c.visible && c.expect_action != Action::Charge) {
         let v = classify(&mut pipelines, &c);
         let cell = per_form.entry((c.cli.clone(), form_family(&c.form))).or_default();
         cell.1 += 1;
         cell.0 += usize::from(v.env_fault);
+        let dir = c.path.split('/').next().unwrap_or_default();
+        if pins.iter().any(|(_, d)| d == dir) {
+            let cell = per_pin.entry((dir.to_string(), form_family(&c.form))).or_default();
+            cell.1 += 1;
+            cell.0 += usize::from(v.env_fault);
+        }
         let entry = per_cli.entry(c.cli.clone()).or_default();
         entry.1 += 1;
         if v.env_fault {
@@ -191,6 +241,10 @@ fn visible_faults_of_the_real_clis_are_caught() {
         let share = *caught as f64 / *all as f64;
         assert!(share >= floor, "{cli}: {caught}/{all} caught; missed:\n{}", missed.join("\n"));
     }
+    // GUIDE.md's table of the pinned releases follows the captures too.
+    let guide = std::fs::read_to_string(crate::util::root().join("GUIDE.md")).unwrap();
+    let table = pin_table(&pins, &per_pin);
+    assert!(guide.contains(&table), "GUIDE.md's table of the pinned releases should read:\n{table}");
     // The README states the whole figure; it follows the captures.
     let (caught, all) = per_cli.values().fold((0, 0), |(c, a), (caught, all, _)| (c + caught, a + all));
     let readme = std::fs::read_to_string(crate::util::root().join("README.md")).unwrap();
