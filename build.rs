@@ -290,13 +290,26 @@ fn builtins(dir: &Path) -> String {
             let optional = |k: &str| built(k).map_or_else(|| "None".to_string(), |r| format!("Some({r})"));
             let blank_ends_item = t.get("blank_ends_item").and_then(|v| v.as_bool()).unwrap_or(false);
             format!(
-                "Some(BuiltToolOutput {{ item: {}, tool: {}, result: {}, row: {}, blank_ends_item: {blank_ends_item}, message: {}, message_row: {} }})",
+                "Some(BuiltToolOutput {{ item: {}, tool: {}, result: {}, row: {}, blank_ends_item: {blank_ends_item}, message: {}, message_row: {}, prompt: {} }})",
                 required("item"),
                 required("tool"),
                 optional("result"),
                 required("row"),
                 optional("message"),
                 optional("message_row"),
+                t.get("prompt").map_or_else(
+                    || "None".to_string(),
+                    |v| {
+                        let p = v.as_table().unwrap_or_else(|| panic!("{}: tool_output.prompt is a table", f.display()));
+                        let part = |k: &str| {
+                            let pattern = p.get(k).and_then(|v| v.as_str());
+                            let pattern = pattern.unwrap_or_else(|| panic!("{}: tool_output.prompt.{k} is missing", f.display()));
+                            let hir = checked(&f, &format!("tool_output.prompt.{k}"), pattern, false);
+                            format!("({pattern:?}, {})", lite_form(&hir))
+                        };
+                        format!("Some(({}, {}))", part("row"), part("below"))
+                    },
+                ),
             )
         });
         let _ = writeln!(out, "        tool_output: {},", tool_output.as_deref().unwrap_or("None"));

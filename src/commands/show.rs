@@ -111,6 +111,9 @@ fn tool_output(out: &mut Lines, t: &ToolOutput) {
     out.flag("blank_ends_item", t.blank_ends_item);
     out.str("message", t.message.as_deref());
     out.str("message_row", t.message_row.as_deref());
+    if let Some(p) = &t.prompt {
+        out.raw("prompt", &format!("{{ row = {}, below = {} }}", string(&p.row), string(&p.below)));
+    }
 }
 
 /// The profile as TOML, with a header comment saying where it resolved from.

@@ -63,6 +63,8 @@ pub struct BuiltToolOutput {
     pub message: Option<BuiltPattern>,
     /// `message_row`, when set.
     pub message_row: Option<BuiltPattern>,
+    /// `prompt`'s `row` and `below`, when set.
+    pub prompt: Option<(BuiltPattern, BuiltPattern)>,
 }
 
 /// A built-in rule as matching needs it (no examples, no prose).

@@ -352,6 +352,9 @@ fn lean(b: &builtin::Builtin, with_stall: bool) -> ProfileFile {
             blank_ends_item: t.blank_ends_item,
             message: t.message.map(|m| m.0.to_string()),
             message_row: t.message_row.map(|m| m.0.to_string()),
+            prompt: t
+                .prompt
+                .map(|(row, below)| super::schema::Prompt { row: row.0.to_string(), below: below.0.to_string() }),
             lite: [
                 t.item.1,
                 t.tool.1,
@@ -359,6 +362,8 @@ fn lean(b: &builtin::Builtin, with_stall: bool) -> ProfileFile {
                 t.row.1,
                 t.message.and_then(|m| m.1),
                 t.message_row.and_then(|m| m.1),
+                t.prompt.and_then(|p| p.0.1),
+                t.prompt.and_then(|p| p.1.1),
             ],
         }),
         banner: (!b.banner.is_empty()).then(|| b.banner.iter().map(|w| (*w).to_string()).collect()),

@@ -73,10 +73,32 @@ pub struct ToolOutput {
     /// do not end it, since a message's paragraphs are set apart by them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message_row: Option<String>,
+    /// With `blank_ends_item`: the user's own prompt, drawn as a block of
+    /// the same shape as the agent's error box (see [`Prompt`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<Prompt>,
     /// Built-in patterns only: each one's form for `regex-lite` (item, tool,
-    /// result, row, message, message row), worked out when faultsift was built.
+    /// result, row, message, message row, prompt row, prompt below), worked
+    /// out when faultsift was built.
     #[serde(skip)]
-    pub lite: [Option<super::builtin::LiteForm>; 6],
+    pub lite: [Option<super::builtin::LiteForm>; 8],
+}
+
+/// The user's prompt in a pane that draws it as a block of the same shape as
+/// the agent's own error (opencode's bar at the left of both): a block of
+/// `row` lines that a blank line sets apart is the prompt when the nearest
+/// line above it that holds a letter or a digit matches `below` (the turn
+/// before's footer, the session's header), or when no such line is above it
+/// but the pane goes on below it (the first prompt, at the top). A fault
+/// rule's `pause` or `retry` match on its rows is the user's words, not a
+/// hit; any other such block is the agent's.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Prompt {
+    /// A row of the prompt's block (its border).
+    pub row: String,
+    /// The line a prompt's block is drawn below.
+    pub below: String,
 }
 
 /// One rule, validated.
@@ -324,6 +346,8 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
             ("row", Some(&t.row)),
             ("message", t.message.as_ref()),
             ("message_row", t.message_row.as_ref()),
+            ("prompt.row", t.prompt.as_ref().map(|p| &p.row)),
+            ("prompt.below", t.prompt.as_ref().map(|p| &p.below)),
         ];
         for (key, pattern) in patterns.into_iter().filter_map(|(k, p)| Some((k, p?))) {
             check_pattern(pattern, false).map_err(|c| rule_err(format!("tool_output.{key}"), c))?;
@@ -332,6 +356,14 @@ pub fn parse(origin: &str, stem: &str, text: &str) -> Result<ProfileFile, Profil
             return Err(rule_err(
                 "tool_output.message".into(),
                 RuleError::Field("`message` and `message_row` are set together".into()),
+            ));
+        }
+        if t.prompt.is_some() && !t.blank_ends_item {
+            return Err(rule_err(
+                "tool_output.prompt".into(),
+                RuleError::Field(
+                    "`prompt` needs `blank_ends_item = true`: a block is what a blank line sets apart".into(),
+                ),
             ));
         }
     }
@@ -567,6 +599,27 @@ pre = "echo hi"
         assert_eq!(f.tool_output.and_then(|t| t.message), Some("^m ".to_string()));
         let e = parse_str("tool_output = { item = '^x', tool = '^y', row = '^ ', message = '^m ' }\n").unwrap_err();
         assert!(e.starts_with("t.toml: rule `tool_output.message`: ") && e.contains("together"), "{e}");
+        // A prompt block is what a blank line sets apart; its patterns are checked.
+        let prompt = "prompt = { row = '^ ┃', below = '^▣ ' }";
+        let f = parse_str(&format!(
+            "tool_output = {{ item = '^x', tool = '^y', row = '^ ', blank_ends_item = true, {prompt} }}\n"
+        ))
+        .unwrap();
+        assert_eq!(f.tool_output.and_then(|t| t.prompt).map(|p| p.below), Some("^▣ ".to_string()));
+        let e =
+            parse_str(&format!("tool_output = {{ item = '^x', tool = '^y', row = '^ ', {prompt} }}\n")).unwrap_err();
+        assert!(e.starts_with("t.toml: rule `tool_output.prompt`: ") && e.contains("blank_ends_item"), "{e}");
+        let bad = "prompt = { row = '^ ┃', below = '(?<=x)' }";
+        let e = parse_str(&format!(
+            "tool_output = {{ item = '^x', tool = '^y', row = '^ ', blank_ends_item = true, {bad} }}\n"
+        ))
+        .unwrap_err();
+        assert!(e.starts_with("t.toml: rule `tool_output.prompt.below`: ") && e.contains("look-around"), "{e}");
+        let e = parse_str(
+            "tool_output = { item = '^x', tool = '^y', row = '^ ', blank_ends_item = true, prompt = { row = '^ ' } }\n",
+        )
+        .unwrap_err();
+        assert!(e.contains("below"), "{e}");
         let e = parse_str("tool_output = { item = '^\\s*$|^x', tool = '^y', row = '^ ' }\n").unwrap_err();
         assert!(e.starts_with("t.toml: rule `tool_output.item`: ") && e.contains("empty"), "{e}");
     }

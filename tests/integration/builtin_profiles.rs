@@ -1179,6 +1179,63 @@ fn opencode_reads_its_error_object_in_the_error_block_only() {
     assert!(!v.env_fault, "{shell_block:?} -> {:?} {:?}", v.action, v.rule);
 }
 
+/// opencode draws the user's prompt as a block of the same shape as its own
+/// error box, a bar at the left (`tool_output.prompt`). The healthy lines of
+/// testdata/tool-output as the prompt's text in the real panes (the first
+/// prompt at the top, over a session that hangs or that answered; below the
+/// session header of 1.1.53; a second prompt below the turn before's footer)
+/// are no fault. The same lines in the error box below the prompt
+/// (account.pane's) are read as the agent's: where the block is, not its
+/// words, tells them apart.
+#[test]
+fn opencode_reads_the_user_s_prompt_as_the_user_s_words() {
+    let text = std::fs::read_to_string(testdata("tool-output/healthy-lines.txt")).unwrap();
+    let bodies: std::collections::BTreeSet<&str> =
+        text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).map(str::trim_start).collect();
+    let pane = |path: &str| std::fs::read_to_string(testdata(&format!("clients/{path}"))).unwrap();
+    let opencode = compiled("opencode");
+    // The error box: account.pane's three rows of the refusal, one line.
+    let account = pane("opencode@1.18.33/account.pane");
+    let rows: Vec<&str> = account.lines().collect();
+    let first = rows.iter().position(|l| l.contains("Your organization must be verified")).unwrap();
+    let read_in_box: Vec<&str> = bodies
+        .iter()
+        .copied()
+        .filter(|body| {
+            let mut log: Vec<String> = rows.iter().map(|l| (*l).to_string()).collect();
+            log.splice(first..first + 3, [format!("  ┃  {body}")]);
+            classify(opencode, (log.join("\n") + "\n").as_bytes()).env_fault
+        })
+        .collect();
+    assert!(read_in_box.len() >= 10, "{} read in the error box", read_in_box.len());
+    // The same lines as the prompt.
+    let prompt = "Reply with one short sentence: what is 2+2?";
+    let healthy = pane("opencode@1.18.33/healthy.pane");
+    let footer = healthy.lines().position(|l| l.trim_start().starts_with("▣ ")).unwrap();
+    // A second turn, hanging: the first turn's answer and footer above it.
+    let mut second: Vec<String> = healthy.lines().map(|l| l.replace(prompt, "Now the docs.")).collect();
+    let turn = ["", "  ┃  ", &format!("  ┃  {prompt}"), "  ┃  ", "", "  ▣  Build · Fake Model 1"];
+    second.splice(footer + 1..footer + 1, turn.map(String::from));
+    let panes = [
+        ("opencode@1.18.33/hang.pane", pane("opencode@1.18.33/hang.pane")),
+        ("opencode@1.18.33/healthy.pane", healthy.clone()),
+        ("opencode@1.14.41/healthy.pane", pane("opencode@1.14.41/healthy.pane")),
+        ("opencode@1.1.53/side-down.pane", pane("opencode@1.1.53/side-down.pane")),
+        ("a second turn of opencode@1.18.33/healthy.pane", second.join("\n") + "\n"),
+    ];
+    let mut fired = Vec::new();
+    for (name, pane) in &panes {
+        assert_eq!(pane.matches(prompt).count(), 1, "{name}");
+        for body in &read_in_box {
+            let v = classify(opencode, pane.replacen(prompt, body, 1).as_bytes());
+            if v.env_fault {
+                fired.push(format!("{name}: {body:?} -> {:?}", v.rule));
+            }
+        }
+    }
+    assert!(fired.is_empty(), "{} fired:\n{}", fired.len(), fired.join("\n"));
+}
+
 /// The agent's own errors around a tool's output stay faults: a new item
 /// after the output, a later result under the same call (where a retry
 /// notice hangs), and the error below the prompt.

@@ -57,6 +57,8 @@ struct ToolRegexes {
     row: Engine,
     /// `message` and `message_row`, when set.
     message: Option<(Engine, Engine)>,
+    /// `prompt`'s `row` and `below`, when set.
+    prompt: Option<(Engine, Engine)>,
 }
 
 impl ToolCheck {
@@ -65,14 +67,15 @@ impl ToolCheck {
     }
 
     /// Whether line `line` of `cleaned` is a row of the agent's own message
-    /// (the model writing), or a tool's own output: the line, or
+    /// (the model writing), a row of the user's prompt (`prompt`, drawn as
+    /// the agent's error box is), or a tool's own output: the line, or
     /// the item its rows continue, is a tool's call or the first result below
     /// a call. A later result under the same call is the agent's own (a retry
     /// notice hangs there too), and a line that neither starts an item nor is
     /// a row breaks the chain (the agent's own line, or a row a pane cut), as
     /// a blank line does where `blank_ends_item` says so.
     /// Adds the bytes searched to `searched`.
-    pub(super) fn is_tool_output_or_model_text(
+    pub(super) fn is_not_the_agent_speaking(
         &self,
         cleaned: &Cleaned,
         line: usize,
@@ -92,9 +95,20 @@ impl ToolCheck {
                 (Some(m), Some(r)) => Some((new(m, 4)?, new(r, 5)?)),
                 _ => None,
             };
-            Some(ToolRegexes { item: new(&t.item, 0)?, tool: new(&t.tool, 1)?, result, row: new(&t.row, 3)?, message })
+            let prompt = match &t.prompt {
+                Some(p) => Some((new(&p.row, 6)?, new(&p.below, 7)?)),
+                None => None,
+            };
+            Some(ToolRegexes {
+                item: new(&t.item, 0)?,
+                tool: new(&t.tool, 1)?,
+                result,
+                row: new(&t.row, 3)?,
+                message,
+                prompt,
+            })
         });
-        let Some(ToolRegexes { item, tool, result, row, message }) = compiled else {
+        let Some(ToolRegexes { item, tool, result, row, message, prompt }) = compiled else {
             return false;
         };
         let text = |i: usize| {
@@ -119,7 +133,8 @@ impl ToolCheck {
         // above directly had one before it.
         let blank_ends = self.spec.blank_ends_item.then_some(cleaned);
         let Some(at) = item_of(&text, item, row, line, low, blank_ends) else {
-            return false;
+            // No item: the user's prompt, or the agent's own box (its error).
+            return prompt.as_ref().is_some_and(|(rows, below)| is_prompt(&text, rows, below, cleaned, line, low));
         };
         let head = cleaned.line_text(&cleaned.lines[at]);
         if tool.is_match(head) {
@@ -153,6 +168,40 @@ fn item_of<'a>(
         }
         at -= 1;
     }
+}
+
+/// Whether line `line` is a row of the user's prompt (`tool_output.prompt`):
+/// its block (the `rows` lines around it that follow each other directly, a
+/// blank line above the first) comes right below a line that `below`
+/// matches (the nearest above that holds a letter or a digit), or has no
+/// such line above it and more of the pane below it: the first prompt, at
+/// the top. A block with nothing above or below is what a pasted error box
+/// looks like, and is read.
+fn is_prompt<'a>(
+    text: &impl Fn(usize) -> &'a str,
+    rows: &Engine,
+    below: &Engine,
+    cleaned: &Cleaned,
+    line: usize,
+    low: usize,
+) -> bool {
+    if !rows.is_match(text(line)) {
+        return false;
+    }
+    let mut start = line;
+    while start > low && cleaned.lines[start].follows && rows.is_match(text(start - 1)) {
+        start -= 1;
+    }
+    let worded = |t: &&str| t.chars().any(char::is_alphanumeric);
+    if let Some(above) = (low..start).rev().map(text).find(worded) {
+        return below.is_match(above);
+    }
+    let high = cleaned.lines.len().min(line + crate::profile::schema::MAX_TOOL_OUTPUT_REACH);
+    let mut end = line + 1;
+    while end < high && cleaned.lines[end].follows && rows.is_match(text(end)) {
+        end += 1;
+    }
+    (end..high).map(text).any(|t| worded(&t))
 }
 
 /// The progress patterns: the literals each requires (so that a line

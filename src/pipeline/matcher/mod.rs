@@ -388,7 +388,7 @@ impl CompiledProfile {
                     };
                     self.tool_output
                         .as_ref()
-                        .is_some_and(|t| t.is_tool_output_or_model_text(cleaned, line, searched, &is_fault))
+                        .is_some_and(|t| t.is_not_the_agent_speaking(cleaned, line, searched, &is_fault))
                 })
         };
         self.first_rule_framed(text, |f| f.frames(cleaned, line, searched), agent_s)
