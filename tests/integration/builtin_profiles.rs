@@ -1234,6 +1234,17 @@ fn opencode_reads_the_user_s_prompt_as_the_user_s_words() {
         }
     }
     assert!(fired.is_empty(), "{} fired:\n{}", fired.len(), fired.join("\n"));
+    // The error toast, drawn over the prompt's row with a bar at each side,
+    // is the agent's: still read there.
+    let toast = "  ┃  Reply with one short sentence: what is 2+2?      ┃  Your organization must be verified to stream this   ┃";
+    let hang: Vec<String> = pane("opencode@1.18.33/hang.pane")
+        .lines()
+        .map(|l| if l.contains(prompt) { toast.to_string() } else { l.to_string() })
+        .collect();
+    let hang = hang.join("\n") + "\n";
+    assert!(hang.contains(toast));
+    let v = classify(opencode, hang.as_bytes());
+    assert_eq!((v.env_fault, v.rule.as_deref()), (true, Some("opencode/provider-auth")), "{toast:?}");
 }
 
 /// The agent's own errors around a tool's output stay faults: a new item

@@ -134,7 +134,11 @@ impl ToolCheck {
         let blank_ends = self.spec.blank_ends_item.then_some(cleaned);
         let Some(at) = item_of(&text, item, row, line, low, blank_ends) else {
             // No item: the user's prompt, or the agent's own box (its error).
-            return prompt.as_ref().is_some_and(|(rows, below)| is_prompt(&text, rows, below, cleaned, line, low));
+            // A toast drawn over the prompt's rows (a bar at each side) is
+            // no row of it: only a row is.
+            return prompt.as_ref().is_some_and(|(rows, below)| {
+                row.is_match(text(line)) && is_prompt(&text, rows, below, cleaned, line, low)
+            });
         };
         let head = cleaned.line_text(&cleaned.lines[at]);
         if tool.is_match(head) {
