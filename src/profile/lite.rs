@@ -17,7 +17,8 @@
 //! ones on a line without non-ASCII word characters (`é`, `ß`, `٣`): where a
 //! line holds one, the matcher runs `regex` instead ([`needs_unicode_words`]).
 //! `tests/integration/engines.rs` checks the engines agree on every corpus,
-//! bait and fixture line for every built-in pattern.
+//! bait and fixture line and every rule's examples for every built-in
+//! pattern (the bait's copy of the profile files aside).
 //!
 //! This file depends on `regex-syntax` and `regex-lite` only: `build.rs`
 //! includes it too, and stores the forms in the built-in rule tables.

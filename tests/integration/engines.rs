@@ -2,9 +2,10 @@
 //! compiled as `classify` compiles it (patterns on `regex-lite` where they have
 //! a lite form), finds on each line exactly what `regex` finds with the
 //! patterns as written — which patterns match, the span, the named groups —
-//! over the corpus, the bait, the fixture logs, every rule's examples and
-//! counterexamples, and variants of those lines with Unicode spaces, digits
-//! and word characters placed where the engines would part.
+//! over the corpus, the bait (but the profile files' own text), the fixture
+//! logs, every rule's examples and counterexamples, and variants of those
+//! lines with Unicode spaces, digits and word characters placed where the
+//! engines would part.
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;

@@ -624,6 +624,26 @@ mod tests {
         "[[rule]]\nid = \"a\"\npattern = 'alpha'\n[[rule]]\nid = \"b\"\npatterns = ['beta', 'alpha beta']\n";
 
     #[test]
+    fn a_block_below_the_prompt_s_line_or_first_in_the_pane_is_the_user_s() {
+        let c = compiled(concat!(
+            "tool_output = { item = '^[$>]', tool = '^[$]', row = '^┃(?:[^\\n]*[^┃ \\n])? *$', blank_ends_item = true, ",
+            "prompt = { row = '^┃', below = '^▣ ' } }\n",
+            "[[rule]]\nid = \"o\"\naction = \"retry\"\npattern = 'Overloaded'\n",
+        ))
+        .unwrap();
+        let hit = |log: &str| c.scan(&clean(log.as_bytes(), false), None).last.map(|h| h.line);
+        // The first prompt, with the pane going on below it; a prompt below
+        // the turn before's footer: the user's words.
+        assert_eq!(hit("┃\n┃ Overloaded\n┃\n\n▣ Build\n"), None);
+        assert_eq!(hit("▣ Build · 3s\n\n┃\n┃ Overloaded\n┃\n"), None);
+        // The box below the prompt is the agent's; so is a row pasted alone.
+        assert_eq!(hit("┃ hi\n┃\n\n┃\n┃ Overloaded\n┃\n\n▣ Build\n"), Some(3));
+        assert_eq!(hit("┃ Overloaded\n"), Some(0));
+        // A toast over the prompt's row (a bar at each side) is no row of it.
+        assert_eq!(hit("┃ hi ┃ Overloaded ┃\n\n▣ Build\n"), Some(0));
+    }
+
+    #[test]
     fn first_rule_in_profile_order_wins_within_a_line() {
         let c = compiled(TWO).unwrap();
         assert_eq!(c.first_rule("alpha beta"), Some((0, 0)));
