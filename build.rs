@@ -280,14 +280,26 @@ fn builtins(dir: &Path) -> String {
         // The pane's structure: each pattern with its `regex-lite` form.
         let tool_output = table.get("tool_output").map(|v| {
             let t = v.as_table().unwrap_or_else(|| panic!("{}: tool_output is a table", f.display()));
-            let built = |k: &str| {
-                t.get(k).and_then(|v| v.as_str()).map(|p| {
-                    let hir = checked(&f, &format!("tool_output.{k}"), p, false);
+            // A pattern of `tool_output` (or of its `prompt` table, `within`)
+            // with its lite form.
+            let built_in = |table: &toml::Table, within: &str, k: &str| {
+                table.get(k).and_then(|v| v.as_str()).map(|p| {
+                    let hir = checked(&f, &format!("tool_output.{within}{k}"), p, false);
                     format!("({p:?}, {})", lite_form(&hir))
                 })
             };
-            let required = |k: &str| built(k).unwrap_or_else(|| panic!("{}: tool_output.{k} is missing", f.display()));
+            let missing = |k: &str| panic!("{}: tool_output.{k} is missing", f.display());
+            let built = |k: &str| built_in(t, "", k);
+            let required = |k: &str| built(k).unwrap_or_else(|| missing(k));
             let optional = |k: &str| built(k).map_or_else(|| "None".to_string(), |r| format!("Some({r})"));
+            let prompt = t.get("prompt").map_or_else(
+                || "None".to_string(),
+                |v| {
+                    let p = v.as_table().unwrap_or_else(|| panic!("{}: tool_output.prompt is a table", f.display()));
+                    let part = |k: &str| built_in(p, "prompt.", k).unwrap_or_else(|| missing(&format!("prompt.{k}")));
+                    format!("Some(({}, {}))", part("row"), part("below"))
+                },
+            );
             let blank_ends_item = t.get("blank_ends_item").and_then(|v| v.as_bool()).unwrap_or(false);
             format!(
                 "Some(BuiltToolOutput {{ item: {}, tool: {}, result: {}, row: {}, blank_ends_item: {blank_ends_item}, message: {}, message_row: {}, prompt: {} }})",
@@ -297,19 +309,7 @@ fn builtins(dir: &Path) -> String {
                 required("row"),
                 optional("message"),
                 optional("message_row"),
-                t.get("prompt").map_or_else(
-                    || "None".to_string(),
-                    |v| {
-                        let p = v.as_table().unwrap_or_else(|| panic!("{}: tool_output.prompt is a table", f.display()));
-                        let part = |k: &str| {
-                            let pattern = p.get(k).and_then(|v| v.as_str());
-                            let pattern = pattern.unwrap_or_else(|| panic!("{}: tool_output.prompt.{k} is missing", f.display()));
-                            let hir = checked(&f, &format!("tool_output.prompt.{k}"), pattern, false);
-                            format!("({pattern:?}, {})", lite_form(&hir))
-                        };
-                        format!("Some(({}, {}))", part("row"), part("below"))
-                    },
-                ),
+                prompt,
             )
         });
         let _ = writeln!(out, "        tool_output: {},", tool_output.as_deref().unwrap_or("None"));

@@ -120,6 +120,11 @@ class CliBinTest(unittest.TestCase):
                 drive.CACHE = old
 
 
+# A Chat Completions shell tool, as the CLIs offer one.
+BASH_TOOL = {"type": "function", "function": {"name": "bash", "parameters": {
+    "type": "object", "required": ["command"], "properties": {"command": {"type": "string"}}}}}
+
+
 class FixtureHelpersTest(unittest.TestCase):
     def test_the_table_of_captures_is_current(self):
         # harness/TABLE.md is written from the manifest; a merge that adds
@@ -630,8 +635,7 @@ class ProviderAnswerTest(unittest.TestCase):
             self.assertEqual(body["choices"][0]["message"]["content"], fake_provider.HEALTHY_TEXT)
 
     def test_side_down_fails_only_the_side_calls(self):
-        shell = {"type": "function", "function": {"name": "bash", "parameters": {
-            "type": "object", "required": ["command"], "properties": {"command": {"type": "string"}}}}}
+        shell = BASH_TOOL
         overloaded = fake_provider.openai_error("overloaded")[0]
         # the conversation's request offers the agent its tools: answered
         conn = self.serve("side-down", tools=[shell])
@@ -649,8 +653,7 @@ class ProviderAnswerTest(unittest.TestCase):
         self.assertEqual(status, fake_provider.anthropic_error("overloaded")[0])
 
     def test_late_overloaded_works_twice_then_fails(self):
-        shell = {"type": "function", "function": {"name": "bash", "parameters": {
-            "type": "object", "required": ["command"], "properties": {"command": {"type": "string"}}}}}
+        shell = BASH_TOOL
         history = [{"role": "user", "content": "hi"}]
 
         def answer(results, tools=(shell,)):

@@ -15,7 +15,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use resolve::{BUILTIN_PREFIX, Layer, Resolver, shadow_note};
-pub use schema::{After, MAX_PATTERN_LEN, ProfileFile, Rule, ToolOutput};
+pub use schema::{After, MAX_PATTERN_LEN, ProfileFile, Prompt, Rule, ToolOutput};
 
 /// Where a profile came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

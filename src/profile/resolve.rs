@@ -352,9 +352,7 @@ fn lean(b: &builtin::Builtin, with_stall: bool) -> ProfileFile {
             blank_ends_item: t.blank_ends_item,
             message: t.message.map(|m| m.0.to_string()),
             message_row: t.message_row.map(|m| m.0.to_string()),
-            prompt: t
-                .prompt
-                .map(|(row, below)| super::schema::Prompt { row: row.0.to_string(), below: below.0.to_string() }),
+            prompt: t.prompt.map(|(row, below)| super::Prompt { row: row.0.to_string(), below: below.0.to_string() }),
             lite: [
                 t.item.1,
                 t.tool.1,

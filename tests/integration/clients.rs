@@ -70,9 +70,9 @@ fn form_family(form: &str) -> &'static str {
     }
 }
 
-/// Each CLI of `harness/versions.toml` with its name in the docs and the
-/// directory of its pinned release's captures (`claude@2.1.332`).
-fn pinned_dirs() -> Vec<(&'static str, String)> {
+/// Each CLI of `harness/versions.toml`: its name in the docs, its pinned
+/// version, and the directory of that release's captures (`claude@2.1.332`).
+fn pinned_dirs() -> Vec<(&'static str, String, String)> {
     let text = std::fs::read_to_string(crate::util::root().join("harness/versions.toml")).unwrap();
     let table: toml::Table = toml::from_str(&text).unwrap();
     let clis = table["cli"].as_table().unwrap();
@@ -90,19 +90,18 @@ fn pinned_dirs() -> Vec<(&'static str, String)> {
     .into_iter()
     .map(|(cli, name)| {
         let version = clis[cli]["version"].as_str().unwrap();
-        (name, format!("{cli}@{version}"))
+        (name, version.to_string(), format!("{cli}@{version}"))
     })
     .collect()
 }
 
 /// GUIDE.md's table: per pinned release and kind of file, the visible faults
 /// caught of those captured (`—` where the release writes no such file).
-fn pin_table(pins: &[(&str, String)], per_pin: &BTreeMap<(String, &str), (usize, usize)>) -> String {
+fn pin_table(pins: &[(&str, String, String)], per_pin: &BTreeMap<(String, &str), (usize, usize)>) -> String {
     let mut table = String::from(
         "| CLI | pane | raw stream | headless text and logs | headless JSON | transcript |\n| --- | --- | --- | --- | --- | --- |\n",
     );
-    for (name, dir) in pins {
-        let version = dir.split_once('@').map_or("", |(_, v)| v);
+    for (name, version, dir) in pins {
         let cells: Vec<String> = ["pane", "raw", "text", "json", "transcript"]
             .iter()
             .map(|f| per_pin.get(&(dir.clone(), *f)).map_or("—".to_string(), |(c, a)| format!("{c}/{a}")))
@@ -209,14 +208,11 @@ fn visible_faults_of_the_real_clis_are_caught() {
     let mut per_pin: BTreeMap<(String, &str), (usize, usize)> = BTreeMap::new();
     for c in manifest().into_iter().filter(|c| c.visible && c.expect_action != Action::Charge) {
         let v = classify(&mut pipelines, &c);
-        let cell = per_form.entry((c.cli.clone(), form_family(&c.form))).or_default();
-        cell.1 += 1;
-        cell.0 += usize::from(v.env_fault);
+        let tally = |cell: &mut (usize, usize)| *cell = (cell.0 + usize::from(v.env_fault), cell.1 + 1);
+        tally(per_form.entry((c.cli.clone(), form_family(&c.form))).or_default());
         let dir = c.path.split('/').next().unwrap_or_default();
-        if pins.iter().any(|(_, d)| d == dir) {
-            let cell = per_pin.entry((dir.to_string(), form_family(&c.form))).or_default();
-            cell.1 += 1;
-            cell.0 += usize::from(v.env_fault);
+        if pins.iter().any(|(_, _, d)| d == dir) {
+            tally(per_pin.entry((dir.to_string(), form_family(&c.form))).or_default());
         }
         let entry = per_cli.entry(c.cli.clone()).or_default();
         entry.1 += 1;
